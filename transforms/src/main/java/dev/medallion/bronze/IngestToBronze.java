@@ -1,0 +1,105 @@
+package dev.medallion.bronze;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.medallion.common.EventTimestamps;
+import dev.medallion.common.InvalidRecordException;
+import dev.medallion.common.Json;
+import dev.medallion.common.Rejections;
+import dev.medallion.records.BronzeEvent;
+import dev.medallion.records.DeadLetter;
+import dev.medallion.records.RawEvent;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * Bronze: turns raw lines into append-only Bronze rows. Each line is parsed once; a line that is a
+ * JSON object with a usable {@code device_id} and {@code ts} and the shape of a sensor reading
+ * ({@code sensor_type}) or a heartbeat ({@code battery_pct}, {@code rssi_dbm} or {@code status})
+ * becomes a {@link BronzeEvent} keeping the line verbatim and stamped with its event time; any
+ * other line goes to {@link #DEAD_LETTERS} with its reason. Nothing else is checked here: the
+ * fields' values are Silver's business.
+ */
+public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectionTuple> {
+  public static final TupleTag<BronzeEvent> EVENTS = new TupleTag<>() {};
+  public static final TupleTag<DeadLetter> DEAD_LETTERS = new TupleTag<>() {};
+
+  public static IngestToBronze create() {
+    return new IngestToBronze();
+  }
+
+  @Override
+  public PCollectionTuple expand(PCollection<RawEvent> raw) {
+    return raw.apply(
+        "ParseRawEvent",
+        ParDo.of(new ParseRawEventFn()).withOutputTags(EVENTS, TupleTagList.of(DEAD_LETTERS)));
+  }
+
+  /** Classifies one raw line; {@link #classify} is the whole rule, for tests and tools. */
+  static class ParseRawEventFn extends DoFn<RawEvent, BronzeEvent> {
+    @ProcessElement
+    public void process(@Element RawEvent raw, MultiOutputReceiver out) {
+      Instant now = Instant.now();
+      try {
+        BronzeEvent event = classify(raw, now);
+        Rejections.accepted(DeadLetter.BRONZE).inc();
+        out.get(EVENTS).outputWithTimestamp(event, event.eventTs());
+      } catch (InvalidRecordException e) {
+        Rejections.count(DeadLetter.BRONZE, e.reason());
+        out.get(DEAD_LETTERS)
+            .output(
+                DeadLetter.of(
+                    DeadLetter.BRONZE,
+                    e.reason(),
+                    e.getMessage(),
+                    raw.payload(),
+                    raw.source(),
+                    raw.sourceName(),
+                    null,
+                    now));
+      }
+    }
+
+    /** Events re-stamp lines with their own event time, which may be earlier than the source's. */
+    @Override
+    public Duration getAllowedTimestampSkew() {
+      return Duration.millis(Long.MAX_VALUE);
+    }
+  }
+
+  /**
+   * The Bronze rule for one line.
+   *
+   * @throws InvalidRecordException with reason {@code empty_line}, {@code not_json}, {@code
+   *     not_object}, {@code missing_device_id}, {@code wrong_type:device_id}, {@code missing_ts},
+   *     {@code invalid_ts} or {@code unknown_event_type}
+   */
+  public static BronzeEvent classify(RawEvent raw, Instant ingestTs) {
+    if (raw.payload().isBlank()) {
+      throw new InvalidRecordException("empty_line", "the line is empty");
+    }
+    ObjectNode json = Json.parseObject(raw.payload());
+    String deviceId = Json.requireText(json, "device_id");
+    Instant ts = EventTimestamps.parse(json.get("ts"), "ts");
+    return BronzeEvent.of(kindOf(json), deviceId, ts, raw.payload(), raw, ingestTs);
+  }
+
+  private static String kindOf(JsonNode json) {
+    if (json.has("sensor_type")) {
+      return "reading";
+    }
+    if (json.has("battery_pct") || json.has("rssi_dbm") || json.has("status")) {
+      return "heartbeat";
+    }
+    throw new InvalidRecordException(
+        "unknown_event_type",
+        "neither a reading (sensor_type) nor a heartbeat (battery_pct, rssi_dbm, status)");
+  }
+}

@@ -1,0 +1,147 @@
+package dev.medallion.gold;
+
+import dev.medallion.records.Heartbeat;
+import dev.medallion.records.SensorReading;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * The aggregates of one window over a group of readings and heartbeats (one device, or one site).
+ * A reading resent with the same {@code (device_id, sensor_type, ts instant)} counts once, and so
+ * does a heartbeat resent with the same {@code (device_id, ts instant)}; of two copies the one with
+ * the smaller (value, raw payload) is kept, so the result does not depend on arrival order. Values
+ * of an absent kind are null, never 0.
+ */
+public final class MinuteStats {
+  private long readingCount;
+  private long heartbeatCount;
+  private final Set<String> devices = new HashSet<>();
+  private final Avg temperature = new Avg();
+  private final Avg humidity = new Avg();
+  private final Avg pressure = new Avg();
+  private final Avg battery = new Avg();
+  private final Avg rssi = new Avg();
+  private @Nullable Heartbeat latestHeartbeat;
+
+  private static final Comparator<SensorReading> READING_ORDER =
+      Comparator.comparingDouble(SensorReading::value).thenComparing(SensorReading::rawPayload);
+  private static final Comparator<Heartbeat> HEARTBEAT_ORDER =
+      Comparator.comparing(Heartbeat::rawPayload);
+
+  private MinuteStats() {}
+
+  public static MinuteStats of(Iterable<SensorReading> readings, Iterable<Heartbeat> heartbeats) {
+    Map<String, SensorReading> uniqueReadings = new TreeMap<>();
+    for (SensorReading r : readings) {
+      String key = r.deviceId() + "|" + r.sensorType() + "|" + r.eventTs().getMillis();
+      uniqueReadings.merge(key, r, (a, b) -> READING_ORDER.compare(a, b) <= 0 ? a : b);
+    }
+    Map<String, Heartbeat> uniqueHeartbeats = new TreeMap<>();
+    for (Heartbeat h : heartbeats) {
+      String key = h.deviceId() + "|" + h.eventTs().getMillis();
+      uniqueHeartbeats.merge(key, h, (a, b) -> HEARTBEAT_ORDER.compare(a, b) <= 0 ? a : b);
+    }
+    MinuteStats s = new MinuteStats();
+    for (SensorReading r : uniqueReadings.values()) {
+      s.readingCount++;
+      s.devices.add(r.deviceId());
+      switch (r.sensorType()) {
+        case "temperature" -> s.temperature.add(r.value());
+        case "humidity" -> s.humidity.add(r.value());
+        case "pressure" -> s.pressure.add(r.value());
+        default -> throw new IllegalStateException("Silver let through " + r.sensorType());
+      }
+    }
+    for (Heartbeat h : uniqueHeartbeats.values()) {
+      s.heartbeatCount++;
+      s.devices.add(h.deviceId());
+      s.battery.add(h.batteryPct());
+      s.rssi.add(h.rssiDbm());
+      if (s.latestHeartbeat == null || isLater(h, s.latestHeartbeat)) {
+        s.latestHeartbeat = h;
+      }
+    }
+    return s;
+  }
+
+  /** Later event time wins; at the same instant (two devices of a site) the larger device id. */
+  private static boolean isLater(Heartbeat a, Heartbeat b) {
+    int c = a.eventTs().compareTo(b.eventTs());
+    return c > 0 || (c == 0 && a.deviceId().compareTo(b.deviceId()) > 0);
+  }
+
+  public long readingCount() {
+    return readingCount;
+  }
+
+  public long heartbeatCount() {
+    return heartbeatCount;
+  }
+
+  public long deviceCount() {
+    return devices.size();
+  }
+
+  public @Nullable Double temperatureAvg() {
+    return temperature.avg();
+  }
+
+  public @Nullable Double temperatureMin() {
+    return temperature.min();
+  }
+
+  public @Nullable Double temperatureMax() {
+    return temperature.max();
+  }
+
+  public @Nullable Double humidityAvg() {
+    return humidity.avg();
+  }
+
+  public @Nullable Double pressureAvg() {
+    return pressure.avg();
+  }
+
+  public @Nullable Double batteryPctMin() {
+    return battery.min();
+  }
+
+  public @Nullable Double rssiDbmAvg() {
+    return rssi.avg();
+  }
+
+  public @Nullable String lastStatus() {
+    return latestHeartbeat == null ? null : latestHeartbeat.status();
+  }
+
+  /** Count, sum, min and max of a series; null aggregates when empty. */
+  private static final class Avg {
+    private long n;
+    private double sum;
+    private double min = Double.POSITIVE_INFINITY;
+    private double max = Double.NEGATIVE_INFINITY;
+
+    void add(double v) {
+      n++;
+      sum += v;
+      min = Math.min(min, v);
+      max = Math.max(max, v);
+    }
+
+    @Nullable Double avg() {
+      return n == 0 ? null : sum / n;
+    }
+
+    @Nullable Double min() {
+      return n == 0 ? null : min;
+    }
+
+    @Nullable Double max() {
+      return n == 0 ? null : max;
+    }
+  }
+}

@@ -1,0 +1,60 @@
+package dev.medallion.io;
+
+import dev.medallion.records.RawEvent;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.channels.Channels;
+import java.nio.charset.StandardCharsets;
+import org.apache.beam.sdk.io.FileIO;
+import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PBegin;
+import org.apache.beam.sdk.values.PCollection;
+
+/**
+ * Reads NDJSON files line by line as {@link RawEvent}s, each with its file and 1-based line
+ * number as source, so every line of every file can be traced to the row or dead letter it became.
+ * A file pattern that matches nothing is an error: a replay of nothing is a mistake.
+ */
+public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
+  private final String filepattern;
+
+  private ReadNdjsonLines(String filepattern) {
+    this.filepattern = filepattern;
+  }
+
+  public static ReadNdjsonLines from(String filepattern) {
+    return new ReadNdjsonLines(filepattern);
+  }
+
+  @Override
+  public PCollection<RawEvent> expand(PBegin begin) {
+    return begin
+        .apply(
+            "MatchFiles",
+            FileIO.match()
+                .filepattern(filepattern)
+                .withEmptyMatchTreatment(EmptyMatchTreatment.DISALLOW))
+        .apply("ReadMatches", FileIO.readMatches())
+        .apply("ReadLines", ParDo.of(new ReadLinesFn()));
+  }
+
+  static class ReadLinesFn extends DoFn<FileIO.ReadableFile, RawEvent> {
+    @ProcessElement
+    public void process(@Element FileIO.ReadableFile file, OutputReceiver<RawEvent> out)
+        throws IOException {
+      String name = file.getMetadata().resourceId().toString();
+      try (BufferedReader reader =
+          new BufferedReader(Channels.newReader(file.open(), StandardCharsets.UTF_8))) {
+        String line;
+        long n = 0;
+        while ((line = reader.readLine()) != null) {
+          n++;
+          out.output(RawEvent.of(line, "file", name, null, n, null));
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,75 @@
+package dev.medallion.records;
+
+import com.google.auto.value.AutoValue;
+import org.apache.beam.sdk.schemas.AutoValueSchema;
+import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
+import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/**
+ * A row of {@code bronze/iot_events}: one raw line that parsed as a sensor reading or a heartbeat,
+ * kept verbatim in {@code raw_payload}, with the two fields every event must have already typed
+ * ({@code device_id}, {@code event_ts}) and the ingest metadata. Partitioned by
+ * {@code date=YYYY-MM-DD/hour=HH} of {@code event_ts} in UTC.
+ */
+@AutoValue
+@DefaultSchema(AutoValueSchema.class)
+@SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
+public abstract class BronzeEvent {
+  public static final int SCHEMA_VERSION = 1;
+
+  /** {@code reading} or {@code heartbeat}. */
+  public abstract String eventKind();
+
+  public abstract String deviceId();
+
+  public abstract Instant eventTs();
+
+  public abstract String rawPayload();
+
+  public abstract String source();
+
+  public abstract String sourceKind();
+
+  public abstract String sourceName();
+
+  public abstract @Nullable Integer sourcePartition();
+
+  public abstract long sourceOffset();
+
+  public abstract @Nullable Instant receivedAt();
+
+  public abstract Instant ingestTs();
+
+  public abstract int schemaVersion();
+
+  public abstract String date();
+
+  public abstract int hour();
+
+  public static BronzeEvent of(
+      String eventKind,
+      String deviceId,
+      Instant eventTs,
+      String rawPayload,
+      RawEvent raw,
+      Instant ingestTs) {
+    return new AutoValue_BronzeEvent(
+        eventKind,
+        deviceId,
+        eventTs,
+        rawPayload,
+        raw.source(),
+        raw.sourceKind(),
+        raw.sourceName(),
+        raw.sourcePartition(),
+        raw.sourceOffset(),
+        raw.receivedAt(),
+        ingestTs,
+        SCHEMA_VERSION,
+        dev.medallion.common.EventTimestamps.utcDate(eventTs),
+        dev.medallion.common.EventTimestamps.utcHour(eventTs));
+  }
+}

@@ -1,0 +1,64 @@
+package dev.medallion.records;
+
+import com.google.auto.value.AutoValue;
+import org.apache.beam.sdk.schemas.AutoValueSchema;
+import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
+import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/**
+ * The one dead-letter record of every layer, and the row of the {@code quarantine} table: which
+ * stage rejected the record, a stable reason code, the detail in words, and the original payload
+ * verbatim. {@code source} is the id of the raw line (see {@link RawEvent#source()}), so counts
+ * balance per source.
+ */
+@AutoValue
+@DefaultSchema(AutoValueSchema.class)
+@SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
+public abstract class DeadLetter {
+  public static final String BRONZE = "bronze";
+  public static final String SILVER = "silver";
+  public static final String GOLD = "gold";
+
+  public abstract String stage();
+
+  public abstract String reason();
+
+  public abstract String detail();
+
+  public abstract String originalPayload();
+
+  public abstract String source();
+
+  public abstract String sourceName();
+
+  public abstract @Nullable Instant eventTs();
+
+  public abstract Instant at();
+
+  /** {@code YYYY-MM-DD} (UTC) of {@code at}: the partition. */
+  public abstract String date();
+
+  public static DeadLetter of(
+      String stage,
+      String reason,
+      String detail,
+      String originalPayload,
+      String source,
+      String sourceName,
+      @Nullable Instant eventTs,
+      Instant at) {
+    return new AutoValue_DeadLetter(
+        stage,
+        reason,
+        detail,
+        originalPayload,
+        source,
+        sourceName,
+        eventTs,
+        at,
+        dev.medallion.common.EventTimestamps.utcDate(at));
+  }
+}

@@ -1,0 +1,40 @@
+package dev.medallion.records;
+
+import com.google.auto.value.AutoValue;
+import org.apache.beam.sdk.schemas.AutoValueSchema;
+import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
+import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/** A row of the device registry CSV: {@code device_id,site,zone,latitude,longitude,model,installed_at}. */
+@AutoValue
+@DefaultSchema(AutoValueSchema.class)
+@SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
+public abstract class Device {
+  public abstract String deviceId();
+
+  public abstract String site();
+
+  public abstract String zone();
+
+  public abstract double latitude();
+
+  public abstract double longitude();
+
+  public abstract String model();
+
+  public abstract String installedAt();
+
+  public static Device of(
+      String deviceId,
+      String site,
+      String zone,
+      double latitude,
+      double longitude,
+      String model,
+      String installedAt) {
+    return new AutoValue_Device(deviceId, site, zone, latitude, longitude, model, installedAt);
+  }
+}

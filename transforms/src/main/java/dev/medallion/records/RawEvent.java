@@ -1,0 +1,53 @@
+package dev.medallion.records;
+
+import com.google.auto.value.AutoValue;
+import org.apache.beam.sdk.schemas.AutoValueSchema;
+import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
+import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/**
+ * One raw line as it reached Medallion, before anything was parsed: the payload verbatim and where
+ * it came from. {@code source} identifies the line uniquely ({@code file:/data/a.ndjson#12},
+ * {@code kafka:iot.raw/0@1042}, {@code generator:seed=42#1042}); {@code receivedAt} is the
+ * event-time clock of the source when the line arrived (null for files, whose replay has no
+ * arrival clock), which Gold uses to tell too-late records.
+ */
+@AutoValue
+@DefaultSchema(AutoValueSchema.class)
+@SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
+public abstract class RawEvent {
+  public abstract String payload();
+
+  public abstract String sourceKind();
+
+  public abstract String sourceName();
+
+  public abstract @Nullable Integer sourcePartition();
+
+  public abstract long sourceOffset();
+
+  public abstract @Nullable Instant receivedAt();
+
+  /** The unique id of this line: kind, name, partition and offset. */
+  public final String source() {
+    return sourceId(sourceKind(), sourceName(), sourcePartition(), sourceOffset());
+  }
+
+  public static String sourceId(String kind, String name, @Nullable Integer partition, long offset) {
+    return kind + ":" + name + (partition == null ? "" : "/" + partition) + "#" + offset;
+  }
+
+  public static RawEvent of(
+      String payload,
+      String sourceKind,
+      String sourceName,
+      @Nullable Integer sourcePartition,
+      long sourceOffset,
+      @Nullable Instant receivedAt) {
+    return new AutoValue_RawEvent(
+        payload, sourceKind, sourceName, sourcePartition, sourceOffset, receivedAt);
+  }
+}

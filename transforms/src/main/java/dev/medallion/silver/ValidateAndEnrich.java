@@ -1,0 +1,176 @@
+package dev.medallion.silver;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.medallion.common.InvalidRecordException;
+import dev.medallion.common.Json;
+import dev.medallion.common.Rejections;
+import dev.medallion.records.BronzeEvent;
+import dev.medallion.records.DeadLetter;
+import dev.medallion.records.Device;
+import dev.medallion.records.Heartbeat;
+import dev.medallion.records.SensorReading;
+import java.util.Map;
+import java.util.Set;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.PCollectionView;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.joda.time.Instant;
+
+/**
+ * Silver: validates each Bronze event record by record and enriches it with its device from the
+ * registry (a side input). Readings go to {@link #READINGS} with temperatures in °C, heartbeats to
+ * {@link #HEARTBEATS}, and every rejected record to {@link #QUARANTINE} with stage {@code silver},
+ * its reason and its original payload. Reasons: {@code missing_<field>}, {@code wrong_type:<field>},
+ * {@code invalid_sensor_type}, {@code invalid_unit}, {@code out_of_range:<field>}, {@code
+ * invalid_status}, {@code unknown_device}.
+ */
+public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCollectionTuple> {
+  public static final TupleTag<SensorReading> READINGS = new TupleTag<>() {};
+  public static final TupleTag<Heartbeat> HEARTBEATS = new TupleTag<>() {};
+  public static final TupleTag<DeadLetter> QUARANTINE = new TupleTag<>() {};
+
+  static final Set<String> STATUSES = Set.of("ok", "degraded", "error");
+
+  private final PCollectionView<Map<String, Device>> devices;
+
+  private ValidateAndEnrich(PCollectionView<Map<String, Device>> devices) {
+    this.devices = devices;
+  }
+
+  public static ValidateAndEnrich withDevices(PCollectionView<Map<String, Device>> devices) {
+    return new ValidateAndEnrich(devices);
+  }
+
+  @Override
+  public PCollectionTuple expand(PCollection<BronzeEvent> bronze) {
+    return bronze.apply(
+        "ValidateRecord",
+        ParDo.of(new ValidateFn(devices))
+            .withSideInputs(devices)
+            .withOutputTags(READINGS, TupleTagList.of(HEARTBEATS).and(QUARANTINE)));
+  }
+
+  static class ValidateFn extends DoFn<BronzeEvent, SensorReading> {
+    private final PCollectionView<Map<String, Device>> devices;
+
+    ValidateFn(PCollectionView<Map<String, Device>> devices) {
+      this.devices = devices;
+    }
+
+    @ProcessElement
+    public void process(@Element BronzeEvent e, ProcessContext c, MultiOutputReceiver out) {
+      Map<String, Device> registry = c.sideInput(devices);
+      try {
+        if ("reading".equals(e.eventKind())) {
+          out.get(READINGS).output(toReading(e, registry));
+        } else {
+          out.get(HEARTBEATS).output(toHeartbeat(e, registry));
+        }
+        Rejections.accepted(DeadLetter.SILVER).inc();
+      } catch (InvalidRecordException ex) {
+        Rejections.count(DeadLetter.SILVER, ex.reason());
+        out.get(QUARANTINE)
+            .output(
+                DeadLetter.of(
+                    DeadLetter.SILVER,
+                    ex.reason(),
+                    ex.getMessage(),
+                    e.rawPayload(),
+                    e.source(),
+                    e.sourceName(),
+                    e.eventTs(),
+                    Instant.now()));
+      }
+    }
+  }
+
+  /** The Silver rule for a reading. */
+  public static SensorReading toReading(BronzeEvent e, Map<String, Device> registry) {
+    ObjectNode json = Json.parseObject(e.rawPayload());
+    String type = Json.requireText(json, "sensor_type");
+    double value = Json.requireNumber(json, "value");
+    String unit = Json.requireText(json, "unit");
+    Long seq = optionalInteger(json, "seq");
+    Units.Canonical canonical = Units.canonical(type, value, unit);
+    Device device = knownDevice(e.deviceId(), registry);
+    return SensorReading.builder()
+        .setDeviceId(e.deviceId())
+        .setSite(device.site())
+        .setZone(device.zone())
+        .setLatitude(device.latitude())
+        .setLongitude(device.longitude())
+        .setModel(device.model())
+        .setSensorType(type)
+        .setValue(canonical.value())
+        .setUnit(canonical.unit())
+        .setOriginalValue(value)
+        .setOriginalUnit(unit)
+        .setSeq(seq)
+        .setEventTs(e.eventTs())
+        .setDate(e.date())
+        .setRawPayload(e.rawPayload())
+        .setSource(e.source())
+        .setSourceName(e.sourceName())
+        .setReceivedAt(e.receivedAt())
+        .setIngestTs(e.ingestTs())
+        .build();
+  }
+
+  /** The Silver rule for a heartbeat. */
+  public static Heartbeat toHeartbeat(BronzeEvent e, Map<String, Device> registry) {
+    ObjectNode json = Json.parseObject(e.rawPayload());
+    double battery = Json.requireNumber(json, "battery_pct");
+    long rssi = Json.requireInteger(json, "rssi_dbm");
+    String status = Json.requireText(json, "status");
+    if (battery < 0 || battery > 100) {
+      throw new InvalidRecordException(
+          "out_of_range:battery_pct", "battery_pct " + battery + " is outside 0..100");
+    }
+    if (!STATUSES.contains(status)) {
+      throw new InvalidRecordException(
+          "invalid_status", "status \"" + status + "\" is not one of ok, degraded, error");
+    }
+    Device device = knownDevice(e.deviceId(), registry);
+    return Heartbeat.builder()
+        .setDeviceId(e.deviceId())
+        .setSite(device.site())
+        .setZone(device.zone())
+        .setLatitude(device.latitude())
+        .setLongitude(device.longitude())
+        .setModel(device.model())
+        .setBatteryPct(battery)
+        .setRssiDbm(rssi)
+        .setStatus(status)
+        .setEventTs(e.eventTs())
+        .setDate(e.date())
+        .setRawPayload(e.rawPayload())
+        .setSource(e.source())
+        .setSourceName(e.sourceName())
+        .setReceivedAt(e.receivedAt())
+        .setIngestTs(e.ingestTs())
+        .build();
+  }
+
+  private static Device knownDevice(String deviceId, Map<String, Device> registry) {
+    Device d = registry.get(deviceId);
+    if (d == null) {
+      throw new InvalidRecordException(
+          "unknown_device", "device " + deviceId + " is not in the device registry");
+    }
+    return d;
+  }
+
+  private static Long optionalInteger(JsonNode json, String field) {
+    JsonNode v = json.get(field);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    return Json.requireInteger(json, field);
+  }
+}
