@@ -50,18 +50,18 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
       try {
         BronzeEvent event = classify(raw, now);
         Rejections.accepted(DeadLetter.BRONZE).inc();
-        out.get(EVENTS).outputWithTimestamp(event, event.eventTs());
+        out.get(EVENTS).outputWithTimestamp(event, event.getEventTs());
       } catch (InvalidRecordException e) {
-        Rejections.count(DeadLetter.BRONZE, e.reason());
+        Rejections.count(DeadLetter.BRONZE, e.getReason());
         out.get(DEAD_LETTERS)
             .output(
                 DeadLetter.of(
                     DeadLetter.BRONZE,
-                    e.reason(),
+                    e.getReason(),
                     e.getMessage(),
-                    raw.payload(),
-                    raw.source(),
-                    raw.sourceName(),
+                    raw.getPayload(),
+                    raw.lineId(),
+                    raw.getSourceName(),
                     null,
                     now));
       }
@@ -82,13 +82,13 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
    *     {@code invalid_ts} or {@code unknown_event_type}
    */
   public static BronzeEvent classify(RawEvent raw, Instant ingestTs) {
-    if (raw.payload().isBlank()) {
+    if (raw.getPayload().isBlank()) {
       throw new InvalidRecordException("empty_line", "the line is empty");
     }
-    ObjectNode json = Json.parseObject(raw.payload());
+    ObjectNode json = Json.parseObject(raw.getPayload());
     String deviceId = Json.requireText(json, "device_id");
     Instant ts = EventTimestamps.parse(json.get("ts"), "ts");
-    return BronzeEvent.of(kindOf(json), deviceId, ts, raw.payload(), raw, ingestTs);
+    return BronzeEvent.of(kindOf(json), deviceId, ts, raw.getPayload(), raw, ingestTs);
   }
 
   private static String kindOf(JsonNode json) {

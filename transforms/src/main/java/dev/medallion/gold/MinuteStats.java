@@ -28,39 +28,39 @@ public final class MinuteStats {
   private @Nullable Heartbeat latestHeartbeat;
 
   private static final Comparator<SensorReading> READING_ORDER =
-      Comparator.comparingDouble(SensorReading::value).thenComparing(SensorReading::rawPayload);
+      Comparator.comparingDouble(SensorReading::getValue).thenComparing(SensorReading::getRawPayload);
   private static final Comparator<Heartbeat> HEARTBEAT_ORDER =
-      Comparator.comparing(Heartbeat::rawPayload);
+      Comparator.comparing(Heartbeat::getRawPayload);
 
   private MinuteStats() {}
 
   public static MinuteStats of(Iterable<SensorReading> readings, Iterable<Heartbeat> heartbeats) {
     Map<String, SensorReading> uniqueReadings = new TreeMap<>();
     for (SensorReading r : readings) {
-      String key = r.deviceId() + "|" + r.sensorType() + "|" + r.eventTs().getMillis();
+      String key = r.getDeviceId() + "|" + r.getSensorType() + "|" + r.getEventTs().getMillis();
       uniqueReadings.merge(key, r, (a, b) -> READING_ORDER.compare(a, b) <= 0 ? a : b);
     }
     Map<String, Heartbeat> uniqueHeartbeats = new TreeMap<>();
     for (Heartbeat h : heartbeats) {
-      String key = h.deviceId() + "|" + h.eventTs().getMillis();
+      String key = h.getDeviceId() + "|" + h.getEventTs().getMillis();
       uniqueHeartbeats.merge(key, h, (a, b) -> HEARTBEAT_ORDER.compare(a, b) <= 0 ? a : b);
     }
     MinuteStats s = new MinuteStats();
     for (SensorReading r : uniqueReadings.values()) {
       s.readingCount++;
-      s.devices.add(r.deviceId());
-      switch (r.sensorType()) {
-        case "temperature" -> s.temperature.add(r.value());
-        case "humidity" -> s.humidity.add(r.value());
-        case "pressure" -> s.pressure.add(r.value());
-        default -> throw new IllegalStateException("Silver let through " + r.sensorType());
+      s.devices.add(r.getDeviceId());
+      switch (r.getSensorType()) {
+        case "temperature" -> s.temperature.add(r.getValue());
+        case "humidity" -> s.humidity.add(r.getValue());
+        case "pressure" -> s.pressure.add(r.getValue());
+        default -> throw new IllegalStateException("Silver let through " + r.getSensorType());
       }
     }
     for (Heartbeat h : uniqueHeartbeats.values()) {
       s.heartbeatCount++;
-      s.devices.add(h.deviceId());
-      s.battery.add(h.batteryPct());
-      s.rssi.add(h.rssiDbm());
+      s.devices.add(h.getDeviceId());
+      s.battery.add(h.getBatteryPct());
+      s.rssi.add(h.getRssiDbm());
       if (s.latestHeartbeat == null || isLater(h, s.latestHeartbeat)) {
         s.latestHeartbeat = h;
       }
@@ -70,52 +70,52 @@ public final class MinuteStats {
 
   /** Later event time wins; at the same instant (two devices of a site) the larger device id. */
   private static boolean isLater(Heartbeat a, Heartbeat b) {
-    int c = a.eventTs().compareTo(b.eventTs());
-    return c > 0 || (c == 0 && a.deviceId().compareTo(b.deviceId()) > 0);
+    int c = a.getEventTs().compareTo(b.getEventTs());
+    return c > 0 || (c == 0 && a.getDeviceId().compareTo(b.getDeviceId()) > 0);
   }
 
-  public long readingCount() {
+  public long getReadingCount() {
     return readingCount;
   }
 
-  public long heartbeatCount() {
+  public long getHeartbeatCount() {
     return heartbeatCount;
   }
 
-  public long deviceCount() {
+  public long getDeviceCount() {
     return devices.size();
   }
 
-  public @Nullable Double temperatureAvg() {
+  public @Nullable Double getTemperatureAvg() {
     return temperature.avg();
   }
 
-  public @Nullable Double temperatureMin() {
+  public @Nullable Double getTemperatureMin() {
     return temperature.min();
   }
 
-  public @Nullable Double temperatureMax() {
+  public @Nullable Double getTemperatureMax() {
     return temperature.max();
   }
 
-  public @Nullable Double humidityAvg() {
+  public @Nullable Double getHumidityAvg() {
     return humidity.avg();
   }
 
-  public @Nullable Double pressureAvg() {
+  public @Nullable Double getPressureAvg() {
     return pressure.avg();
   }
 
-  public @Nullable Double batteryPctMin() {
+  public @Nullable Double getBatteryPctMin() {
     return battery.min();
   }
 
-  public @Nullable Double rssiDbmAvg() {
+  public @Nullable Double getRssiDbmAvg() {
     return rssi.avg();
   }
 
-  public @Nullable String lastStatus() {
-    return latestHeartbeat == null ? null : latestHeartbeat.status();
+  public @Nullable String getLastStatus() {
+    return latestHeartbeat == null ? null : latestHeartbeat.getStatus();
   }
 
   /** Count, sum, min and max of a series; null aggregates when empty. */

@@ -77,33 +77,21 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   @Override
   public PCollectionTuple expand(PCollectionTuple silver) {
     PCollectionTuple readings =
-        silver
-            .get(ValidateAndEnrich.READINGS)
-            .apply(
-                "SplitTooLateReadings",
-                ParDo.of(
-                        new SplitTooLateFn<SensorReading>(
-                            allowedLateness,
-                            r -> DeadLetter.of(DeadLetter.GOLD, "too_late", tooLateDetail(r.eventTs(), r.receivedAt()),
-                                r.rawPayload(), r.source(), r.sourceName(), r.eventTs(), Instant.now()),
-                            SensorReading::eventTs,
-                            SensorReading::receivedAt,
-                            ONTIME_READINGS))
-                    .withOutputTags(ONTIME_READINGS, TupleTagList.of(TOO_LATE)));
+        splitTooLate(
+            "Readings",
+            silver.get(ValidateAndEnrich.READINGS),
+            ONTIME_READINGS,
+            SensorReading::getEventTs,
+            SensorReading::getReceivedAt,
+            r -> tooLate(r.getEventTs(), r.getReceivedAt(), r.getRawPayload(), r.getSource(), r.getSourceName()));
     PCollectionTuple heartbeats =
-        silver
-            .get(ValidateAndEnrich.HEARTBEATS)
-            .apply(
-                "SplitTooLateHeartbeats",
-                ParDo.of(
-                        new SplitTooLateFn<Heartbeat>(
-                            allowedLateness,
-                            h -> DeadLetter.of(DeadLetter.GOLD, "too_late", tooLateDetail(h.eventTs(), h.receivedAt()),
-                                h.rawPayload(), h.source(), h.sourceName(), h.eventTs(), Instant.now()),
-                            Heartbeat::eventTs,
-                            Heartbeat::receivedAt,
-                            ONTIME_HEARTBEATS))
-                    .withOutputTags(ONTIME_HEARTBEATS, TupleTagList.of(TOO_LATE)));
+        splitTooLate(
+            "Heartbeats",
+            silver.get(ValidateAndEnrich.HEARTBEATS),
+            ONTIME_HEARTBEATS,
+            Heartbeat::getEventTs,
+            Heartbeat::getReceivedAt,
+            h -> tooLate(h.getEventTs(), h.getReceivedAt(), h.getRawPayload(), h.getSource(), h.getSourceName()));
 
     PCollection<SensorReading> windowedReadings =
         readings.get(ONTIME_READINGS).apply("MinuteWindowsReadings", minuteWindows());
@@ -111,10 +99,10 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         heartbeats.get(ONTIME_HEARTBEATS).apply("MinuteWindowsHeartbeats", minuteWindows());
 
     PCollection<DeviceMinute> deviceMinute =
-        joinBy("Device", windowedReadings, windowedHeartbeats, SensorReading::deviceId, Heartbeat::deviceId)
+        joinBy("Device", windowedReadings, windowedHeartbeats, SensorReading::getDeviceId, Heartbeat::getDeviceId)
             .apply("ToDeviceMinute", ParDo.of(new DeviceMinuteFn()));
     PCollection<SiteMinute> siteMinute =
-        joinBy("Site", windowedReadings, windowedHeartbeats, SensorReading::site, Heartbeat::site)
+        joinBy("Site", windowedReadings, windowedHeartbeats, SensorReading::getSite, Heartbeat::getSite)
             .apply("ToSiteMinute", ParDo.of(new SiteMinuteFn()));
 
     PCollection<DeadLetter> tooLate =
@@ -158,9 +146,34 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         .apply("JoinPer" + name, CoGroupByKey.create());
   }
 
-  private static String tooLateDetail(Instant eventTs, Instant receivedAt) {
-    return "event at " + eventTs + " arrived at " + receivedAt
-        + ", after its window closed and its allowed lateness ran out";
+  private <T> PCollectionTuple splitTooLate(
+      String name,
+      PCollection<T> records,
+      TupleTag<T> onTime,
+      SerializableFunction<T, Instant> eventTs,
+      SerializableFunction<T, Instant> receivedAt,
+      SerializableFunction<T, DeadLetter> toDeadLetter) {
+    PCollectionTuple split =
+        records.apply(
+            "SplitTooLate" + name,
+            ParDo.of(new SplitTooLateFn<>(allowedLateness, toDeadLetter, eventTs, receivedAt, onTime))
+                .withOutputTags(onTime, TupleTagList.of(TOO_LATE)));
+    split.get(onTime).setCoder(records.getCoder());
+    return split;
+  }
+
+  private static DeadLetter tooLate(
+      Instant eventTs, Instant receivedAt, String payload, String source, String sourceName) {
+    return DeadLetter.of(
+        DeadLetter.GOLD,
+        "too_late",
+        "event at " + eventTs + " arrived at " + receivedAt
+            + ", after its window closed and its allowed lateness ran out",
+        payload,
+        source,
+        sourceName,
+        eventTs,
+        Instant.now());
   }
 
   /** Routes records later than the allowed lateness to {@link #TOO_LATE}. */
@@ -210,12 +223,12 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
       String zone;
       if (readings.iterator().hasNext()) {
         SensorReading any = readings.iterator().next();
-        site = any.site();
-        zone = any.zone();
+        site = any.getSite();
+        zone = any.getZone();
       } else {
         Heartbeat any = heartbeats.iterator().next();
-        site = any.site();
-        zone = any.zone();
+        site = any.getSite();
+        zone = any.getZone();
       }
       out.output(
           DeviceMinute.of(

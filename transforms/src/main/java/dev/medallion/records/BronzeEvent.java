@@ -21,33 +21,33 @@ public abstract class BronzeEvent {
   public static final int SCHEMA_VERSION = 1;
 
   /** {@code reading} or {@code heartbeat}. */
-  public abstract String eventKind();
+  public abstract String getEventKind();
 
-  public abstract String deviceId();
+  public abstract String getDeviceId();
 
-  public abstract Instant eventTs();
+  public abstract Instant getEventTs();
 
-  public abstract String rawPayload();
+  public abstract String getRawPayload();
 
-  public abstract String source();
+  public abstract String getSource();
 
-  public abstract String sourceKind();
+  public abstract String getSourceKind();
 
-  public abstract String sourceName();
+  public abstract String getSourceName();
 
-  public abstract @Nullable Integer sourcePartition();
+  public abstract @Nullable Integer getSourcePartition();
 
-  public abstract long sourceOffset();
+  public abstract long getSourceOffset();
 
-  public abstract @Nullable Instant receivedAt();
+  public abstract @Nullable Instant getReceivedAt();
 
-  public abstract Instant ingestTs();
+  public abstract Instant getIngestTs();
 
-  public abstract int schemaVersion();
+  public abstract int getSchemaVersion();
 
-  public abstract String date();
+  public abstract String getDate();
 
-  public abstract int hour();
+  public abstract int getHour();
 
   public static BronzeEvent of(
       String eventKind,
@@ -61,12 +61,12 @@ public abstract class BronzeEvent {
         deviceId,
         eventTs,
         rawPayload,
-        raw.source(),
-        raw.sourceKind(),
-        raw.sourceName(),
-        raw.sourcePartition(),
-        raw.sourceOffset(),
-        raw.receivedAt(),
+        raw.lineId(),
+        raw.getSourceKind(),
+        raw.getSourceName(),
+        raw.getSourcePartition(),
+        raw.getSourceOffset(),
+        raw.getReceivedAt(),
         ingestTs,
         SCHEMA_VERSION,
         dev.medallion.common.EventTimestamps.utcDate(eventTs),

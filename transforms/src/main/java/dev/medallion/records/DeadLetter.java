@@ -22,24 +22,24 @@ public abstract class DeadLetter {
   public static final String SILVER = "silver";
   public static final String GOLD = "gold";
 
-  public abstract String stage();
+  public abstract String getStage();
 
-  public abstract String reason();
+  public abstract String getReason();
 
-  public abstract String detail();
+  public abstract String getDetail();
 
-  public abstract String originalPayload();
+  public abstract String getOriginalPayload();
 
-  public abstract String source();
+  public abstract String getSource();
 
-  public abstract String sourceName();
+  public abstract String getSourceName();
 
-  public abstract @Nullable Instant eventTs();
+  public abstract @Nullable Instant getEventTs();
 
-  public abstract Instant at();
+  public abstract Instant getAt();
 
   /** {@code YYYY-MM-DD} (UTC) of {@code at}: the partition. */
-  public abstract String date();
+  public abstract String getDate();
 
   public static DeadLetter of(
       String stage,

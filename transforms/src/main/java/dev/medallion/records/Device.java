@@ -13,19 +13,19 @@ import org.joda.time.Instant;
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
 public abstract class Device {
-  public abstract String deviceId();
+  public abstract String getDeviceId();
 
-  public abstract String site();
+  public abstract String getSite();
 
-  public abstract String zone();
+  public abstract String getZone();
 
-  public abstract double latitude();
+  public abstract double getLatitude();
 
-  public abstract double longitude();
+  public abstract double getLongitude();
 
-  public abstract String model();
+  public abstract String getModel();
 
-  public abstract String installedAt();
+  public abstract String getInstalledAt();
 
   public static Device of(
       String deviceId,

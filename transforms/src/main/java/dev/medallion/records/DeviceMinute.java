@@ -19,42 +19,42 @@ import org.joda.time.Instant;
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
 public abstract class DeviceMinute {
-  public abstract String deviceId();
+  public abstract String getDeviceId();
 
-  public abstract String site();
+  public abstract String getSite();
 
-  public abstract String zone();
+  public abstract String getZone();
 
-  public abstract Instant windowStart();
+  public abstract Instant getWindowStart();
 
-  public abstract Instant windowEnd();
+  public abstract Instant getWindowEnd();
 
-  public abstract long readingCount();
+  public abstract long getReadingCount();
 
-  public abstract @Nullable Double temperatureAvg();
+  public abstract @Nullable Double getTemperatureAvg();
 
-  public abstract @Nullable Double temperatureMin();
+  public abstract @Nullable Double getTemperatureMin();
 
-  public abstract @Nullable Double temperatureMax();
+  public abstract @Nullable Double getTemperatureMax();
 
-  public abstract @Nullable Double humidityAvg();
+  public abstract @Nullable Double getHumidityAvg();
 
-  public abstract @Nullable Double pressureAvg();
+  public abstract @Nullable Double getPressureAvg();
 
-  public abstract long heartbeatCount();
+  public abstract long getHeartbeatCount();
 
-  public abstract @Nullable Double batteryPctMin();
+  public abstract @Nullable Double getBatteryPctMin();
 
-  public abstract @Nullable Double rssiDbmAvg();
+  public abstract @Nullable Double getRssiDbmAvg();
 
-  public abstract @Nullable String lastStatus();
+  public abstract @Nullable String getLastStatus();
 
-  public abstract long paneIndex();
+  public abstract long getPaneIndex();
 
   /** {@code EARLY}, {@code ON_TIME} or {@code LATE}. */
-  public abstract String paneTiming();
+  public abstract String getPaneTiming();
 
-  public abstract String date();
+  public abstract String getDate();
 
   public static DeviceMinute of(
       String deviceId,
@@ -71,16 +71,16 @@ public abstract class DeviceMinute {
         zone,
         windowStart,
         windowEnd,
-        stats.readingCount(),
-        stats.temperatureAvg(),
-        stats.temperatureMin(),
-        stats.temperatureMax(),
-        stats.humidityAvg(),
-        stats.pressureAvg(),
-        stats.heartbeatCount(),
-        stats.batteryPctMin(),
-        stats.rssiDbmAvg(),
-        stats.lastStatus(),
+        stats.getReadingCount(),
+        stats.getTemperatureAvg(),
+        stats.getTemperatureMin(),
+        stats.getTemperatureMax(),
+        stats.getHumidityAvg(),
+        stats.getPressureAvg(),
+        stats.getHeartbeatCount(),
+        stats.getBatteryPctMin(),
+        stats.getRssiDbmAvg(),
+        stats.getLastStatus(),
         paneIndex,
         paneTiming,
         dev.medallion.common.EventTimestamps.utcDate(windowStart));

@@ -13,37 +13,37 @@ import org.joda.time.Instant;
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
 public abstract class Heartbeat {
-  public abstract String deviceId();
+  public abstract String getDeviceId();
 
-  public abstract String site();
+  public abstract String getSite();
 
-  public abstract String zone();
+  public abstract String getZone();
 
-  public abstract double latitude();
+  public abstract double getLatitude();
 
-  public abstract double longitude();
+  public abstract double getLongitude();
 
-  public abstract String model();
+  public abstract String getModel();
 
-  public abstract double batteryPct();
+  public abstract double getBatteryPct();
 
-  public abstract long rssiDbm();
+  public abstract long getRssiDbm();
 
-  public abstract String status();
+  public abstract String getStatus();
 
-  public abstract Instant eventTs();
+  public abstract Instant getEventTs();
 
-  public abstract String date();
+  public abstract String getDate();
 
-  public abstract String rawPayload();
+  public abstract String getRawPayload();
 
-  public abstract String source();
+  public abstract String getSource();
 
-  public abstract String sourceName();
+  public abstract String getSourceName();
 
-  public abstract @Nullable Instant receivedAt();
+  public abstract @Nullable Instant getReceivedAt();
 
-  public abstract Instant ingestTs();
+  public abstract Instant getIngestTs();
 
   public static Builder builder() {
     return new AutoValue_Heartbeat.Builder();

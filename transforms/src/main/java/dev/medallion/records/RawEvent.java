@@ -19,21 +19,21 @@ import org.joda.time.Instant;
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
 public abstract class RawEvent {
-  public abstract String payload();
+  public abstract String getPayload();
 
-  public abstract String sourceKind();
+  public abstract String getSourceKind();
 
-  public abstract String sourceName();
+  public abstract String getSourceName();
 
-  public abstract @Nullable Integer sourcePartition();
+  public abstract @Nullable Integer getSourcePartition();
 
-  public abstract long sourceOffset();
+  public abstract long getSourceOffset();
 
-  public abstract @Nullable Instant receivedAt();
+  public abstract @Nullable Instant getReceivedAt();
 
   /** The unique id of this line: kind, name, partition and offset. */
-  public final String source() {
-    return sourceId(sourceKind(), sourceName(), sourcePartition(), sourceOffset());
+  public final String lineId() {
+    return sourceId(getSourceKind(), getSourceName(), getSourcePartition(), getSourceOffset());
   }
 
   public static String sourceId(String kind, String name, @Nullable Integer partition, long offset) {

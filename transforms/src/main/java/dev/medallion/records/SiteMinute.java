@@ -18,37 +18,37 @@ import org.joda.time.Instant;
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
 public abstract class SiteMinute {
-  public abstract String site();
+  public abstract String getSite();
 
-  public abstract Instant windowStart();
+  public abstract Instant getWindowStart();
 
-  public abstract Instant windowEnd();
+  public abstract Instant getWindowEnd();
 
-  public abstract long deviceCount();
+  public abstract long getDeviceCount();
 
-  public abstract long readingCount();
+  public abstract long getReadingCount();
 
-  public abstract @Nullable Double temperatureAvg();
+  public abstract @Nullable Double getTemperatureAvg();
 
-  public abstract @Nullable Double temperatureMin();
+  public abstract @Nullable Double getTemperatureMin();
 
-  public abstract @Nullable Double temperatureMax();
+  public abstract @Nullable Double getTemperatureMax();
 
-  public abstract @Nullable Double humidityAvg();
+  public abstract @Nullable Double getHumidityAvg();
 
-  public abstract @Nullable Double pressureAvg();
+  public abstract @Nullable Double getPressureAvg();
 
-  public abstract long heartbeatCount();
+  public abstract long getHeartbeatCount();
 
-  public abstract @Nullable Double batteryPctMin();
+  public abstract @Nullable Double getBatteryPctMin();
 
-  public abstract @Nullable Double rssiDbmAvg();
+  public abstract @Nullable Double getRssiDbmAvg();
 
-  public abstract long paneIndex();
+  public abstract long getPaneIndex();
 
-  public abstract String paneTiming();
+  public abstract String getPaneTiming();
 
-  public abstract String date();
+  public abstract String getDate();
 
   public static SiteMinute of(
       String site,
@@ -61,16 +61,16 @@ public abstract class SiteMinute {
         site,
         windowStart,
         windowEnd,
-        stats.deviceCount(),
-        stats.readingCount(),
-        stats.temperatureAvg(),
-        stats.temperatureMin(),
-        stats.temperatureMax(),
-        stats.humidityAvg(),
-        stats.pressureAvg(),
-        stats.heartbeatCount(),
-        stats.batteryPctMin(),
-        stats.rssiDbmAvg(),
+        stats.getDeviceCount(),
+        stats.getReadingCount(),
+        stats.getTemperatureAvg(),
+        stats.getTemperatureMin(),
+        stats.getTemperatureMax(),
+        stats.getHumidityAvg(),
+        stats.getPressureAvg(),
+        stats.getHeartbeatCount(),
+        stats.getBatteryPctMin(),
+        stats.getRssiDbmAvg(),
         paneIndex,
         paneTiming,
         dev.medallion.common.EventTimestamps.utcDate(windowStart));

@@ -67,24 +67,24 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
     public void process(@Element BronzeEvent e, ProcessContext c, MultiOutputReceiver out) {
       Map<String, Device> registry = c.sideInput(devices);
       try {
-        if ("reading".equals(e.eventKind())) {
+        if ("reading".equals(e.getEventKind())) {
           out.get(READINGS).output(toReading(e, registry));
         } else {
           out.get(HEARTBEATS).output(toHeartbeat(e, registry));
         }
         Rejections.accepted(DeadLetter.SILVER).inc();
       } catch (InvalidRecordException ex) {
-        Rejections.count(DeadLetter.SILVER, ex.reason());
+        Rejections.count(DeadLetter.SILVER, ex.getReason());
         out.get(QUARANTINE)
             .output(
                 DeadLetter.of(
                     DeadLetter.SILVER,
-                    ex.reason(),
+                    ex.getReason(),
                     ex.getMessage(),
-                    e.rawPayload(),
-                    e.source(),
-                    e.sourceName(),
-                    e.eventTs(),
+                    e.getRawPayload(),
+                    e.getSource(),
+                    e.getSourceName(),
+                    e.getEventTs(),
                     Instant.now()));
       }
     }
@@ -92,39 +92,39 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
 
   /** The Silver rule for a reading. */
   public static SensorReading toReading(BronzeEvent e, Map<String, Device> registry) {
-    ObjectNode json = Json.parseObject(e.rawPayload());
+    ObjectNode json = Json.parseObject(e.getRawPayload());
     String type = Json.requireText(json, "sensor_type");
     double value = Json.requireNumber(json, "value");
     String unit = Json.requireText(json, "unit");
     Long seq = optionalInteger(json, "seq");
     Units.Canonical canonical = Units.canonical(type, value, unit);
-    Device device = knownDevice(e.deviceId(), registry);
+    Device device = knownDevice(e.getDeviceId(), registry);
     return SensorReading.builder()
-        .setDeviceId(e.deviceId())
-        .setSite(device.site())
-        .setZone(device.zone())
-        .setLatitude(device.latitude())
-        .setLongitude(device.longitude())
-        .setModel(device.model())
+        .setDeviceId(e.getDeviceId())
+        .setSite(device.getSite())
+        .setZone(device.getZone())
+        .setLatitude(device.getLatitude())
+        .setLongitude(device.getLongitude())
+        .setModel(device.getModel())
         .setSensorType(type)
         .setValue(canonical.value())
         .setUnit(canonical.unit())
         .setOriginalValue(value)
         .setOriginalUnit(unit)
         .setSeq(seq)
-        .setEventTs(e.eventTs())
-        .setDate(e.date())
-        .setRawPayload(e.rawPayload())
-        .setSource(e.source())
-        .setSourceName(e.sourceName())
-        .setReceivedAt(e.receivedAt())
-        .setIngestTs(e.ingestTs())
+        .setEventTs(e.getEventTs())
+        .setDate(e.getDate())
+        .setRawPayload(e.getRawPayload())
+        .setSource(e.getSource())
+        .setSourceName(e.getSourceName())
+        .setReceivedAt(e.getReceivedAt())
+        .setIngestTs(e.getIngestTs())
         .build();
   }
 
   /** The Silver rule for a heartbeat. */
   public static Heartbeat toHeartbeat(BronzeEvent e, Map<String, Device> registry) {
-    ObjectNode json = Json.parseObject(e.rawPayload());
+    ObjectNode json = Json.parseObject(e.getRawPayload());
     double battery = Json.requireNumber(json, "battery_pct");
     long rssi = Json.requireInteger(json, "rssi_dbm");
     String status = Json.requireText(json, "status");
@@ -136,24 +136,24 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
       throw new InvalidRecordException(
           "invalid_status", "status \"" + status + "\" is not one of ok, degraded, error");
     }
-    Device device = knownDevice(e.deviceId(), registry);
+    Device device = knownDevice(e.getDeviceId(), registry);
     return Heartbeat.builder()
-        .setDeviceId(e.deviceId())
-        .setSite(device.site())
-        .setZone(device.zone())
-        .setLatitude(device.latitude())
-        .setLongitude(device.longitude())
-        .setModel(device.model())
+        .setDeviceId(e.getDeviceId())
+        .setSite(device.getSite())
+        .setZone(device.getZone())
+        .setLatitude(device.getLatitude())
+        .setLongitude(device.getLongitude())
+        .setModel(device.getModel())
         .setBatteryPct(battery)
         .setRssiDbm(rssi)
         .setStatus(status)
-        .setEventTs(e.eventTs())
-        .setDate(e.date())
-        .setRawPayload(e.rawPayload())
-        .setSource(e.source())
-        .setSourceName(e.sourceName())
-        .setReceivedAt(e.receivedAt())
-        .setIngestTs(e.ingestTs())
+        .setEventTs(e.getEventTs())
+        .setDate(e.getDate())
+        .setRawPayload(e.getRawPayload())
+        .setSource(e.getSource())
+        .setSourceName(e.getSourceName())
+        .setReceivedAt(e.getReceivedAt())
+        .setIngestTs(e.getIngestTs())
         .build();
   }
 

@@ -50,17 +50,17 @@ class EventTimestampsTest {
   void rejectsEverythingElseAsInvalid(String literal) throws Exception {
     assertThatThrownBy(() -> EventTimestamps.parse(json(literal), "ts"))
         .isInstanceOf(InvalidRecordException.class)
-        .extracting(e -> ((InvalidRecordException) e).reason())
+        .extracting(e -> ((InvalidRecordException) e).getReason())
         .isEqualTo("invalid_ts");
   }
 
   @Test
   void nullOrAbsentIsMissing() throws Exception {
     assertThatThrownBy(() -> EventTimestamps.parse(json("null"), "ts"))
-        .extracting(e -> ((InvalidRecordException) e).reason())
+        .extracting(e -> ((InvalidRecordException) e).getReason())
         .isEqualTo("missing_ts");
     assertThatThrownBy(() -> EventTimestamps.parse(null, "ts"))
-        .extracting(e -> ((InvalidRecordException) e).reason())
+        .extracting(e -> ((InvalidRecordException) e).getReason())
         .isEqualTo("missing_ts");
   }
 

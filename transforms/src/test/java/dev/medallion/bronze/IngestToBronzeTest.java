@@ -1,0 +1,134 @@
+package dev.medallion.bronze;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.medallion.records.BronzeEvent;
+import dev.medallion.records.DeadLetter;
+import dev.medallion.records.RawEvent;
+import dev.medallion.testing.BeamPipelineExtension;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.testing.TestPipeline;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.Reify;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TimestampedValue;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(BeamPipelineExtension.class)
+class IngestToBronzeTest {
+  static final String READING =
+      "{\"device_id\":\"dev-0007\",\"sensor_type\":\"temperature\",\"value\":21.73,\"unit\":\"C\","
+          + "\"ts\":\"2026-11-29T10:15:30.123Z\",\"seq\":1042}";
+  static final String HEARTBEAT =
+      "{\"device_id\":\"dev-0007\",\"battery_pct\":87.5,\"rssi_dbm\":-67,\"status\":\"ok\","
+          + "\"ts\":1795947330123}";
+
+  /** Every way a line can fail Bronze, with the reason it must get. */
+  static final List<KV<String, String>> INVALID =
+      List.of(
+          KV.of("", "empty_line"),
+          KV.of("   ", "empty_line"),
+          KV.of("{\"device_id\":\"dev-0007\",", "not_json"),
+          KV.of("not json at all", "not_json"),
+          KV.of("[1,2,3]", "not_object"),
+          KV.of("\"a string\"", "not_object"),
+          KV.of("{\"sensor_type\":\"humidity\",\"ts\":1795947330123}", "missing_device_id"),
+          KV.of("{\"device_id\":null,\"sensor_type\":\"humidity\",\"ts\":1795947330123}", "missing_device_id"),
+          KV.of("{\"device_id\":\"\",\"sensor_type\":\"humidity\",\"ts\":1795947330123}", "missing_device_id"),
+          KV.of("{\"device_id\":7,\"sensor_type\":\"humidity\",\"ts\":1795947330123}", "wrong_type:device_id"),
+          KV.of("{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\"}", "missing_ts"),
+          KV.of("{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\",\"ts\":\"2026-11-29T10:15:30\"}", "invalid_ts"),
+          KV.of("{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\",\"ts\":\"1795947330123\"}", "invalid_ts"),
+          KV.of("{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\",\"ts\":1795947330.5}", "invalid_ts"),
+          KV.of("{\"device_id\":\"dev-0001\",\"ts\":1795947330123,\"foo\":1}", "unknown_event_type"),
+          KV.of("{\"device_id\":\"dev-0001\",\"device_id\":\"dev-0002\",\"ts\":1}", "not_json"));
+
+  @Test
+  void everyInvalidLineIsADeadLetterWithItsReason(TestPipeline p) {
+    List<RawEvent> lines = new ArrayList<>();
+    List<KV<String, String>> expected = new ArrayList<>();
+    long offset = 0;
+    for (KV<String, String> c : INVALID) {
+      RawEvent raw = RawEvent.of(c.getKey(), "file", "bad.ndjson", null, ++offset, null);
+      lines.add(raw);
+      expected.add(KV.of(raw.lineId(), c.getValue()));
+    }
+    PCollectionTuple out = p.apply(Create.of(lines)).apply(IngestToBronze.create());
+
+    PAssert.that(out.get(IngestToBronze.EVENTS)).empty();
+    PAssert.that(
+            out.get(IngestToBronze.DEAD_LETTERS)
+                .apply(
+                    "SourceAndReason",
+                    MapElements.into(
+                            TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings()))
+                        .via((DeadLetter d) -> KV.of(d.getSource(), d.getReason()))))
+        .containsInAnyOrder(expected);
+    PAssert.that(
+            out.get(IngestToBronze.DEAD_LETTERS)
+                .apply(
+                    "StageAndPayload",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((DeadLetter d) -> d.getStage() + "|" + d.getOriginalPayload())))
+        .containsInAnyOrder(
+            INVALID.stream().map(c -> "bronze|" + c.getKey()).toArray(String[]::new));
+    p.run();
+  }
+
+  @Test
+  void validLinesKeepTheirPayloadAndAreStampedWithEventTime(TestPipeline p) {
+    Instant arrival = new Instant(1795947400000L);
+    PCollectionTuple out =
+        p.apply(
+                Create.of(
+                    RawEvent.of(READING, "kafka", "iot.raw", 3, 17, arrival),
+                    RawEvent.of(HEARTBEAT, "file", "/data/a.ndjson", null, 2, null)))
+            .apply(IngestToBronze.create());
+
+    PCollection<TimestampedValue<String>> stamped =
+        out.get(IngestToBronze.EVENTS)
+            .apply(
+                MapElements.into(TypeDescriptors.strings())
+                    .via(
+                        (BronzeEvent e) ->
+                            String.join(
+                                "|",
+                                e.getEventKind(),
+                                e.getDeviceId(),
+                                e.getRawPayload(),
+                                e.getSource(),
+                                String.valueOf(e.getReceivedAt()),
+                                e.getDate(),
+                                String.valueOf(e.getHour()),
+                                String.valueOf(e.getSchemaVersion()))))
+            .apply(Reify.timestamps());
+    Instant ts = new Instant(1795947330123L);
+    PAssert.that(stamped)
+        .containsInAnyOrder(
+            TimestampedValue.of(
+                "reading|dev-0007|" + READING + "|kafka:iot.raw/3#17|" + arrival
+                    + "|2026-11-29|10|1",
+                ts),
+            TimestampedValue.of(
+                "heartbeat|dev-0007|" + HEARTBEAT + "|file:/data/a.ndjson#2|null|2026-11-29|10|1",
+                ts));
+    PAssert.that(out.get(IngestToBronze.DEAD_LETTERS)).empty();
+    p.run();
+  }
+
+  @Test
+  void classifyIsTheWholeRule() {
+    RawEvent raw = RawEvent.of(READING, "file", "x", null, 1, null);
+    BronzeEvent e = IngestToBronze.classify(raw, new Instant(0));
+    assertThat(e.getEventKind()).isEqualTo("reading");
+    assertThat(e.getEventTs()).isEqualTo(new Instant(1795947330123L));
+  }
+}

@@ -1,0 +1,52 @@
+package dev.medallion.io;
+
+import static dev.medallion.testing.Events.reading;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.medallion.records.SensorReading;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.transforms.Create;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Records written by {@link WriteTable} read back equal through {@link ReadTable}. */
+class TableRoundTripTest {
+  @TempDir Path dir;
+
+  @Test
+  void recordsSurviveParquetAndLandInTheirPartitions() throws Exception {
+    List<SensorReading> rows =
+        List.of(
+            reading("dev-0001", "temperature", 21.5, "2026-11-29T10:15:10Z", "2026-11-29T10:15:11Z"),
+            reading("dev-0002", "humidity", 40.0, "2026-11-30T00:00:00Z", null));
+    String table = dir.resolve("silver/sensor_readings").toString();
+
+    Pipeline write = Pipeline.create(PipelineOptionsFactory.create());
+    write
+        .apply(Create.of(rows))
+        .apply(WriteTable.<SensorReading>to(table, r -> "date=" + r.getDate(), "test"));
+    write.run().waitUntilFinish();
+
+    try (Stream<Path> files = Files.walk(dir)) {
+      List<String> partitions =
+          files
+              .filter(f -> f.toString().endsWith(".parquet"))
+              .map(f -> dir.relativize(f.getParent()).toString())
+              .sorted()
+              .toList();
+      assertThat(partitions)
+          .containsExactly(
+              "silver/sensor_readings/date=2026-11-29", "silver/sensor_readings/date=2026-11-30");
+    }
+
+    Pipeline read = Pipeline.create(PipelineOptionsFactory.create());
+    PAssert.that(read.apply(ReadTable.of(table, SensorReading.class))).containsInAnyOrder(rows);
+    read.run().waitUntilFinish();
+  }
+}
