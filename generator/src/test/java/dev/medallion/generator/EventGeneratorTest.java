@@ -1,0 +1,60 @@
+package dev.medallion.generator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class EventGeneratorTest {
+  private static final Instant START = Instant.parse("2026-11-29T10:00:00Z");
+
+  private static List<GeneratedLine> all(GeneratorConfig c) {
+    List<GeneratedLine> out = new ArrayList<>();
+    new EventGenerator(c).forEachRemaining(out::add);
+    return out;
+  }
+
+  private static GeneratorConfig noisy() {
+    return GeneratorConfig.clean(7, 5, START, Duration.standardMinutes(5))
+        .withKnobs(0.05, 0.05, 0.05, Duration.standardMinutes(3), 0.05, 0.05, 0.2);
+  }
+
+  @Test
+  void theSameSeedGivesTheSameLines() {
+    assertThat(all(noisy())).isEqualTo(all(noisy()));
+  }
+
+  @Test
+  void linesComeInArrivalOrderAndLateOnesArriveAfterTheirEvent() {
+    List<GeneratedLine> lines = all(noisy());
+    for (int i = 1; i < lines.size(); i++) {
+      assertThat(lines.get(i).arrivalMillis()).isGreaterThanOrEqualTo(lines.get(i - 1).arrivalMillis());
+    }
+    assertThat(lines).anyMatch(l -> l.arrivalMillis() - l.eventMillis() == Duration.standardMinutes(3).getMillis());
+  }
+
+  @Test
+  void cleanDataHasOneReadingPerDevicePerRound() {
+    // 5 devices, a round every 5 s for 5 minutes = 60 rounds -> 300 readings, and a heartbeat
+    // from each device every third round -> 100 heartbeats.
+    List<GeneratedLine> lines = all(GeneratorConfig.clean(1, 5, START, Duration.standardMinutes(5)));
+    assertThat(lines.stream().filter(l -> l.line().contains("sensor_type"))).hasSize(300);
+    assertThat(lines.stream().filter(l -> l.line().contains("battery_pct"))).hasSize(100);
+    assertThat(lines).allMatch(l -> l.eventMillis() >= START.getMillis()
+        && l.eventMillis() < START.plus(Duration.standardMinutes(5)).getMillis());
+  }
+
+  @Test
+  void maxLinesStopsTheStream() {
+    assertThat(all(noisy().withMaxLines(17))).hasSize(17);
+  }
+
+  @Test
+  void theRegistryListsEveryGeneratedDevice() {
+    String csv = DeviceRegistryWriter.csv(3);
+    assertThat(csv.lines()).hasSize(4).element(3).asString().startsWith("dev-0003,");
+  }
+}
