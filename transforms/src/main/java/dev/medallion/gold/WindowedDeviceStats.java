@@ -7,6 +7,8 @@ import dev.medallion.records.Heartbeat;
 import dev.medallion.records.SensorReading;
 import dev.medallion.records.SiteMinute;
 import dev.medallion.silver.ValidateAndEnrich;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
@@ -54,6 +56,10 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   public static final TupleTag<DeadLetter> TOO_LATE = new TupleTag<>() {};
 
   static final Duration WINDOW = Duration.standardMinutes(1);
+  private static final Counter DEVICE_ROWS =
+      Metrics.counter(Rejections.NAMESPACE, "gold_device_minute_rows");
+  private static final Counter SITE_ROWS =
+      Metrics.counter(Rejections.NAMESPACE, "gold_site_minute_rows");
 
   private final Duration allowedLateness;
   private final Duration watermarkSlack;
@@ -217,6 +223,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         PaneInfo pane,
         OutputReceiver<DeviceMinute> out) {
       IntervalWindow window = (IntervalWindow) w;
+      DEVICE_ROWS.inc();
       Iterable<SensorReading> readings = e.getValue().getAll(READINGS_SIDE);
       Iterable<Heartbeat> heartbeats = e.getValue().getAll(HEARTBEATS_SIDE);
       String site;
@@ -251,6 +258,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         PaneInfo pane,
         OutputReceiver<SiteMinute> out) {
       IntervalWindow window = (IntervalWindow) w;
+      SITE_ROWS.inc();
       out.output(
           SiteMinute.of(
               e.getKey(),

@@ -1,0 +1,169 @@
+package dev.medallion.pipelines;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * SQL over a local lakehouse with embedded DuckDB: every table that has files is a view named
+ * after it ({@code bronze_iot_events}, {@code silver_sensor_readings}, {@code gold_device_minute},
+ * …), plus {@code gold_device_minute_current} and {@code gold_site_minute_current}, which keep only
+ * the newest pane of each window: what users read.
+ */
+public final class LakeSql implements AutoCloseable {
+  public static final String DEVICE_MINUTE_CURRENT = "gold_device_minute_current";
+  public static final String SITE_MINUTE_CURRENT = "gold_site_minute_current";
+
+  private final Connection connection;
+  private final Map<String, Long> tables = new LinkedHashMap<>();
+
+  public LakeSql(String lakehouseRoot) throws SQLException, IOException {
+    connection = DriverManager.getConnection("jdbc:duckdb:");
+    execute("SET TimeZone = 'UTC'");
+    Lakehouse lake = new Lakehouse(lakehouseRoot);
+    for (String table :
+        List.of(
+            Lakehouse.BRONZE_IOT,
+            Lakehouse.SILVER_READINGS,
+            Lakehouse.SILVER_HEARTBEATS,
+            Lakehouse.GOLD_DEVICE_MINUTE,
+            Lakehouse.GOLD_SITE_MINUTE,
+            Lakehouse.QUARANTINE_IOT)) {
+      Path dir = Path.of(lake.table(table));
+      String view = table.replace('/', '_');
+      if (hasParquet(dir)) {
+        execute(
+            "CREATE VIEW " + view + " AS SELECT * FROM read_parquet('"
+                + dir.toAbsolutePath().toString().replace("'", "''").replace(File.separatorChar, '/')
+                + "/**/*.parquet', hive_partitioning = false, union_by_name = true)");
+        tables.put(view, scalarLong("SELECT count(*) FROM " + view));
+      }
+    }
+    if (tables.containsKey("gold_device_minute")) {
+      execute(
+          "CREATE VIEW " + DEVICE_MINUTE_CURRENT + " AS SELECT * EXCLUDE (pane_rank) FROM ("
+              + "SELECT *, row_number() OVER (PARTITION BY device_id, window_start"
+              + " ORDER BY pane_index DESC) AS pane_rank FROM gold_device_minute) WHERE pane_rank = 1");
+    }
+    if (tables.containsKey("gold_site_minute")) {
+      execute(
+          "CREATE VIEW " + SITE_MINUTE_CURRENT + " AS SELECT * EXCLUDE (pane_rank) FROM ("
+              + "SELECT *, row_number() OVER (PARTITION BY site, window_start"
+              + " ORDER BY pane_index DESC) AS pane_rank FROM gold_site_minute) WHERE pane_rank = 1");
+    }
+  }
+
+  private static boolean hasParquet(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return false;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.anyMatch(f -> f.toString().endsWith(".parquet"));
+    }
+  }
+
+  public boolean has(String view) {
+    return tables.containsKey(view);
+  }
+
+  /** Row counts of the tables that exist. */
+  public Map<String, Long> tableCounts() {
+    return tables;
+  }
+
+  public String tableSummary() {
+    List<String> parts = new ArrayList<>();
+    tables.forEach((k, v) -> parts.add(k + "=" + v));
+    return String.join(", ", parts);
+  }
+
+  public void execute(String sql) throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  public long scalarLong(String sql) throws SQLException {
+    try (Statement s = connection.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** All rows of a query, each as a list of its values. */
+  public List<List<Object>> rows(String sql) throws SQLException {
+    List<List<Object>> out = new ArrayList<>();
+    try (Statement s = connection.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      int n = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        List<Object> row = new ArrayList<>(n);
+        for (int i = 1; i <= n; i++) {
+          row.add(rs.getObject(i));
+        }
+        out.add(row);
+      }
+    }
+    return out;
+  }
+
+  /** A query's result as an aligned text table. */
+  public String table(String sql) throws SQLException {
+    List<String[]> lines = new ArrayList<>();
+    String[] header;
+    try (Statement s = connection.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      ResultSetMetaData md = rs.getMetaData();
+      int n = md.getColumnCount();
+      header = new String[n];
+      for (int i = 0; i < n; i++) {
+        header[i] = md.getColumnLabel(i + 1);
+      }
+      while (rs.next()) {
+        String[] row = new String[n];
+        for (int i = 0; i < n; i++) {
+          row[i] = String.valueOf(rs.getObject(i + 1));
+        }
+        lines.add(row);
+      }
+    }
+    int[] width = new int[header.length];
+    for (int i = 0; i < header.length; i++) {
+      width[i] = header[i].length();
+      for (String[] row : lines) {
+        width[i] = Math.max(width[i], row[i].length());
+      }
+    }
+    StringBuilder sb = new StringBuilder();
+    appendRow(sb, header, width);
+    for (String[] row : lines) {
+      appendRow(sb, row, width);
+    }
+    return sb.toString();
+  }
+
+  private static void appendRow(StringBuilder sb, String[] row, int[] width) {
+    for (int i = 0; i < row.length; i++) {
+      sb.append(i == 0 ? "" : "  ").append(String.format("%-" + width[i] + "s", row[i]));
+    }
+    sb.append('\n');
+  }
+
+  @Override
+  public void close() throws SQLException {
+    connection.close();
+  }
+}

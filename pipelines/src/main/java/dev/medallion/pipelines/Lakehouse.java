@@ -1,0 +1,15 @@
+package dev.medallion.pipelines;
+
+/** Where each table of the lakehouse lives, under one root folder (local or {@code s3://}). */
+public record Lakehouse(String root) {
+  public static final String BRONZE_IOT = "bronze/iot_events";
+  public static final String SILVER_READINGS = "silver/sensor_readings";
+  public static final String SILVER_HEARTBEATS = "silver/device_heartbeats";
+  public static final String GOLD_DEVICE_MINUTE = "gold/device_minute";
+  public static final String GOLD_SITE_MINUTE = "gold/site_minute";
+  public static final String QUARANTINE_IOT = "quarantine/iot_events";
+
+  public String table(String name) {
+    return root.endsWith("/") ? root + name : root + "/" + name;
+  }
+}

@@ -1,0 +1,93 @@
+package dev.medallion.pipelines;
+
+import dev.medallion.common.Rejections;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricQueryResults;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+
+/**
+ * A live progress line on stderr, from Beam metrics once a second: events per second into Bronze
+ * and each layer's kept and rejected counts.
+ */
+final class Progress {
+  private final Thread thread;
+  private volatile boolean running = true;
+
+  private Progress(PipelineResult result) {
+    thread = new Thread(() -> loop(result), "medallion-progress");
+    thread.setDaemon(true);
+  }
+
+  static Progress start(PipelineResult result) {
+    Progress p = new Progress(result);
+    p.thread.start();
+    return p;
+  }
+
+  void stop() {
+    running = false;
+    thread.interrupt();
+    try {
+      thread.join(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    System.err.println();
+  }
+
+  private void loop(PipelineResult result) {
+    long startNanos = System.nanoTime();
+    long lastIn = 0;
+    long lastNanos = startNanos;
+    while (running) {
+      try {
+        Thread.sleep(1000);
+      } catch (InterruptedException e) {
+        return;
+      }
+      Map<String, Long> c;
+      try {
+        c = counters(result);
+      } catch (RuntimeException e) {
+        continue; // metrics not available yet
+      }
+      long in = c.getOrDefault("bronze_accepted", 0L) + c.getOrDefault("bronze_rejected", 0L);
+      long now = System.nanoTime();
+      double rate = (in - lastIn) / ((now - lastNanos) / 1e9);
+      lastIn = in;
+      lastNanos = now;
+      System.err.printf(
+          Locale.ROOT,
+          "\r[%4ds] %7.0f ev/s | bronze %d kept %d dead | silver %d kept %d quarantined | gold %d device-min rows %d too late   ",
+          (now - startNanos) / 1_000_000_000L,
+          rate,
+          c.getOrDefault("bronze_accepted", 0L),
+          c.getOrDefault("bronze_rejected", 0L),
+          c.getOrDefault("silver_accepted", 0L),
+          c.getOrDefault("silver_rejected", 0L),
+          c.getOrDefault("gold_device_minute_rows", 0L),
+          c.getOrDefault("gold_rejected", 0L));
+    }
+  }
+
+  /** Every Medallion counter by name (attempted values: all runners report them). */
+  static Map<String, Long> counters(PipelineResult result) {
+    MetricQueryResults q =
+        result
+            .metrics()
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.inNamespace(Rejections.NAMESPACE))
+                    .build());
+    Map<String, Long> out = new HashMap<>();
+    for (MetricResult<Long> r : q.getCounters()) {
+      out.merge(r.getName().getName(), r.getAttempted(), Long::sum);
+    }
+    return out;
+  }
+}

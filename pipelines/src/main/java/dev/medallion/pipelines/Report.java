@@ -1,0 +1,56 @@
+package dev.medallion.pipelines;
+
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.beam.sdk.PipelineResult;
+
+/** The end-of-run summary: per-layer counts from Beam metrics and a few Gold rows. */
+final class Report {
+  private Report() {}
+
+  static void print(PipelineResult result, IotOptions options, IotJob.Stage stage) {
+    Map<String, Long> c = new TreeMap<>(Progress.counters(result));
+    long bronzeIn = c.getOrDefault("bronze_accepted", 0L) + c.getOrDefault("bronze_rejected", 0L);
+    System.out.println("state: " + result.getState());
+    if (stage == IotJob.Stage.ALL || stage == IotJob.Stage.BRONZE) {
+      System.out.printf(
+          "bronze : %d lines read = %d kept + %d dead letters%n",
+          bronzeIn, c.getOrDefault("bronze_accepted", 0L), c.getOrDefault("bronze_rejected", 0L));
+    }
+    if (stage == IotJob.Stage.ALL || stage == IotJob.Stage.SILVER) {
+      System.out.printf(
+          "silver : %d kept + %d quarantined%n",
+          c.getOrDefault("silver_accepted", 0L), c.getOrDefault("silver_rejected", 0L));
+    }
+    if (stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD) {
+      System.out.printf(
+          "gold   : %d device_minute rows, %d site_minute rows written (all panes), %d too late%n",
+          c.getOrDefault("gold_device_minute_rows", 0L),
+          c.getOrDefault("gold_site_minute_rows", 0L),
+          c.getOrDefault("gold_rejected", 0L));
+    }
+    c.forEach(
+        (name, value) -> {
+          if (name.contains("_rejected_")) {
+            System.out.printf("  %-40s %d%n", name, value);
+          }
+        });
+    if ((stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD)
+        && !options.getLakehouse().startsWith("s3://")) {
+      try (LakeSql sql = new LakeSql(options.getLakehouse())) {
+        System.out.println("latest Gold rows (device_minute, newest pane of each device-minute):");
+        System.out.print(
+            sql.table(
+                "SELECT device_id, site, window_start, reading_count,"
+                    + " round(temperature_avg, 2) AS temp_avg, round(humidity_avg, 2) AS hum_avg,"
+                    + " round(pressure_avg, 1) AS press_avg, heartbeat_count, battery_pct_min,"
+                    + " last_status, pane_index"
+                    + " FROM " + LakeSql.DEVICE_MINUTE_CURRENT
+                    + " ORDER BY window_start DESC, device_id LIMIT 8"));
+        System.out.println("tables under " + options.getLakehouse() + ": " + sql.tableSummary());
+      } catch (Exception e) {
+        System.out.println("(could not read Gold back: " + e.getMessage() + ")");
+      }
+    }
+  }
+}
