@@ -13,6 +13,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,15 +33,15 @@ class IotReplayEndToEndTest {
 
   @Test
   void directRunnerGoldEqualsTheGoldenFiles() throws Exception {
-    replayAndCheck("--runner=DirectRunner");
+    replayAndCheck("DirectRunner", "--runner=DirectRunner");
   }
 
   @Test
   void sparkRunnerGoldEqualsTheGoldenFiles() throws Exception {
-    replayAndCheck("--runner=SparkRunner", "--sparkMaster=local[2]");
+    replayAndCheck("SparkPipelineResult", "--runner=SparkRunner", "--sparkMaster=local[2]");
   }
 
-  private void replayAndCheck(String... runnerArgs) throws Exception {
+  private void replayAndCheck(String resultClass, String... runnerArgs) throws Exception {
     List<String> args = new ArrayList<>(List.of(runnerArgs));
     args.add("--input=" + EVENTS);
     args.add("--devices=" + TESTDATA.resolve("devices.csv"));
@@ -51,7 +52,9 @@ class IotReplayEndToEndTest {
         PipelineOptionsFactory.fromArgs(args.toArray(String[]::new)).as(IotOptions.class);
     Pipeline p = Pipeline.create(options);
     IotJob.build(p, IotJob.Stage.ALL, options);
-    p.run().waitUntilFinish();
+    PipelineResult result = p.run();
+    assertThat(result.waitUntilFinish()).isEqualTo(PipelineResult.State.DONE);
+    assertThat(result.getClass().getName()).as("the runner that ran").contains(resultClass);
 
     try (LakeSql sql = new LakeSql(lake.toString())) {
       assertCountsBalance(sql);
