@@ -19,6 +19,7 @@ import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.io.FileSystems;
 import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.transforms.WithTimestamps;
 import org.apache.beam.sdk.values.PBegin;
@@ -52,10 +53,25 @@ public final class IotJob {
                 ? " (generator: " + options.getDurationMinutes() + " min of event time at "
                     + options.getSpeedup() + "x)"
                 : ""));
-    PipelineResult result = p.run();
-    Progress progress = Progress.start(result);
-    PipelineResult.State state = result.waitUntilFinish();
-    progress.stop();
+    PipelineResult result;
+    PipelineResult.State state;
+    Progress progress = null;
+    try {
+      result = p.run();
+      progress = Progress.start(result);
+      state = result.waitUntilFinish();
+    } catch (Pipeline.PipelineExecutionException e) {
+      Throwable cause = e;
+      while (cause.getCause() != null) {
+        cause = cause.getCause();
+      }
+      System.err.println("medallion: the pipeline failed: " + cause);
+      return 1;
+    } finally {
+      if (progress != null) {
+        progress.stop();
+      }
+    }
     Report.print(result, options, stage);
     return state == PipelineResult.State.DONE ? 0 : 1;
   }
@@ -100,9 +116,20 @@ public final class IotJob {
   /** NDJSON files when {@code --input} is set, else the built-in generator. */
   static PCollection<RawEvent> source(Pipeline p, IotOptions o) {
     if (!o.getInput().isEmpty()) {
+      requireFiles(o.getInput());
       return p.apply("ReadNdjson", ReadNdjsonLines.from(o.getInput()));
     }
     return PBegin.in(p).apply("Generator", Read.from(new GeneratorSource(generatorConfig(o), o.getSpeedup())));
+  }
+
+  private static void requireFiles(String pattern) {
+    try {
+      if (FileSystems.match(pattern, EmptyMatchTreatment.ALLOW).metadata().isEmpty()) {
+        throw new IllegalArgumentException("--input matches no file: " + pattern);
+      }
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot list --input " + pattern + ": " + e.getMessage());
+    }
   }
 
   static GeneratorConfig generatorConfig(IotOptions o) {

@@ -1,0 +1,65 @@
+package dev.medallion.pipelines;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad command lines and bad registries end with a clear message and exit code 2, no trace. */
+class MedallionCommandTest {
+  @TempDir Path tmp;
+
+  private static String[] stderrOf(String... args) {
+    PrintStream err = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true));
+    int code;
+    try {
+      code = Medallion.run(args);
+    } finally {
+      System.setErr(err);
+    }
+    return new String[] {String.valueOf(code), captured.toString()};
+  }
+
+  @Test
+  void anUnknownCommandPrintsUsage() {
+    String[] r = stderrOf("transmogrify");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[1]).contains("unknown command 'transmogrify'").contains("usage: medallion");
+  }
+
+  @Test
+  void aMissingRegistryIsAClearError() {
+    String[] r = stderrOf("run", "--devices=" + tmp.resolve("nope.csv"), "--lakehouse=" + tmp);
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[1]).contains("cannot read the device registry").doesNotContain("\tat ");
+  }
+
+  @Test
+  void aMalformedRegistryNamesTheLine() throws Exception {
+    Path csv = tmp.resolve("devices.csv");
+    Files.writeString(csv, "device_id,site,zone,latitude,longitude,model,installed_at\ndev-1,berlin,z1,north,13.4,TH,2025\n");
+    String[] r = stderrOf("run", "--devices=" + csv, "--lakehouse=" + tmp);
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[1]).contains(csv + ":2: latitude and longitude must be numbers");
+  }
+
+  @Test
+  void anUnknownFlagIsAClearError() {
+    String[] r = stderrOf("run", "--speeedup=5");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[1]).contains("speeedup");
+  }
+
+  @Test
+  void replayOfNothingIsAnError() {
+    String[] r = stderrOf("run", "--input=" + tmp.resolve("none-*.ndjson"), "--lakehouse=" + tmp, "--devices=" + Runs.DEVICES);
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[1]).contains("--input matches no file");
+  }
+}
