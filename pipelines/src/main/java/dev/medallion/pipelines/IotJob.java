@@ -14,6 +14,7 @@ import dev.medallion.silver.DeviceRegistry;
 import dev.medallion.silver.ValidateAndEnrich;
 import dev.medallion.gold.WindowedDeviceStats;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.Map;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
@@ -43,6 +44,13 @@ public final class IotJob {
   static int run(Stage stage, String[] args) {
     PipelineOptionsFactory.register(IotOptions.class);
     IotOptions options = PipelineOptionsFactory.fromArgs(args).withValidation().as(IotOptions.class);
+    if (options.getRunner().getSimpleName().equals("DirectRunner")
+        && Arrays.stream(args).noneMatch(a -> a.startsWith("--blockOnRun"))) {
+      // The DirectRunner's run() would otherwise block to the end: no live progress line.
+      String[] withFlag = Arrays.copyOf(args, args.length + 1);
+      withFlag[args.length] = "--blockOnRun=false";
+      options = PipelineOptionsFactory.fromArgs(withFlag).withValidation().as(IotOptions.class);
+    }
     FileSystems.setDefaultPipelineOptions(options);
     Pipeline p = Pipeline.create(options);
     build(p, stage, options);
