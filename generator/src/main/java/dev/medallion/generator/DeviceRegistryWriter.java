@@ -5,7 +5,9 @@ import java.util.Locale;
 /** Writes the device registry CSV that matches the generator's devices. */
 public final class DeviceRegistryWriter {
   private static final String[] SITES = {"berlin", "paris", "madrid", "oslo"};
-  private static final double[][] COORDS = {{52.52, 13.40}, {48.86, 2.35}, {40.42, -3.70}, {59.91, 10.75}};
+  private static final double[][] COORDS = {
+    {52.52, 13.40}, {48.86, 2.35}, {40.42, -3.70}, {59.91, 10.75}
+  };
   private static final String[] MODELS = {"TH-100", "TH-200", "PX-1"};
 
   private DeviceRegistryWriter() {}
@@ -15,7 +17,8 @@ public final class DeviceRegistryWriter {
   }
 
   public static String csv(int devices) {
-    StringBuilder sb = new StringBuilder("device_id,site,zone,latitude,longitude,model,installed_at\n");
+    StringBuilder sb =
+        new StringBuilder("device_id,site,zone,latitude,longitude,model,installed_at\n");
     for (int d = 1; d <= devices; d++) {
       int s = (d - 1) % SITES.length;
       sb.append(

@@ -25,9 +25,10 @@ public final class EventGenerator implements Iterator<GeneratedLine> {
   private final SplittableRandom random;
   private final PriorityQueue<GeneratedLine> pending =
       new PriorityQueue<>(
-          (a, b) -> a.arrivalMillis() != b.arrivalMillis()
-              ? Long.compare(a.arrivalMillis(), b.arrivalMillis())
-              : Long.compare(a.order(), b.order()));
+          (a, b) ->
+              a.arrivalMillis() != b.arrivalMillis()
+                  ? Long.compare(a.arrivalMillis(), b.arrivalMillis())
+                  : Long.compare(a.order(), b.order()));
   private final long endMillis;
   private long round;
   private long order;
@@ -135,7 +136,12 @@ public final class EventGenerator implements Iterator<GeneratedLine> {
     return String.format(
         Locale.ROOT,
         "{\"device_id\":\"%s\",\"sensor_type\":\"%s\",\"value\":%.2f,\"unit\":\"%s\",\"ts\":\"%s\",\"seq\":%d}",
-        device, type, value, unit, new Instant(ts), round);
+        device,
+        type,
+        value,
+        unit,
+        new Instant(ts),
+        round);
   }
 
   private String heartbeat(int d, long ts) {
@@ -145,7 +151,11 @@ public final class EventGenerator implements Iterator<GeneratedLine> {
     return String.format(
         Locale.ROOT,
         "{\"device_id\":\"%s\",\"battery_pct\":%.1f,\"rssi_dbm\":%d,\"status\":\"%s\",\"ts\":%d}",
-        deviceId(d), battery, rssi, status, ts);
+        deviceId(d),
+        battery,
+        rssi,
+        status,
+        ts);
   }
 
   private String deviceId(int d) {

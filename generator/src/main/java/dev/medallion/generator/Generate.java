@@ -19,61 +19,114 @@ import picocli.CommandLine.Option;
 @Command(
     name = "generate",
     mixinStandardHelpOptions = true,
-    description = "Generate sensor readings and device heartbeats as NDJSON (deterministic for a seed).")
+    description =
+        "Generate sensor readings and device heartbeats as NDJSON (deterministic for a seed).")
 public class Generate implements Callable<Integer> {
-  @Option(names = "--seed", defaultValue = "42", description = "Random seed (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--seed",
+      defaultValue = "42",
+      description = "Random seed (default ${DEFAULT-VALUE}).")
   long seed;
 
-  @Option(names = "--devices", defaultValue = "20", description = "Number of devices (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--devices",
+      defaultValue = "20",
+      description = "Number of devices (default ${DEFAULT-VALUE}).")
   int devices;
 
-  @Option(names = "--start", defaultValue = "2026-11-29T10:00:00Z", description = "Event time of the first event (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--start",
+      defaultValue = "2026-11-29T10:00:00Z",
+      description = "Event time of the first event (default ${DEFAULT-VALUE}).")
   String start;
 
-  @Option(names = "--interval-seconds", defaultValue = "5", description = "Event-time seconds between two readings of a device (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--interval-seconds",
+      defaultValue = "5",
+      description =
+          "Event-time seconds between two readings of a device (default ${DEFAULT-VALUE}).")
   int intervalSeconds;
 
-  @Option(names = "--duration-minutes", defaultValue = "10", description = "Minutes of event time to generate (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--duration-minutes",
+      defaultValue = "10",
+      description = "Minutes of event time to generate (default ${DEFAULT-VALUE}).")
   int durationMinutes;
 
-  @Option(names = "--count", defaultValue = "0", description = "Stop after this many lines; 0 = no limit (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--count",
+      defaultValue = "0",
+      description = "Stop after this many lines; 0 = no limit (default ${DEFAULT-VALUE}).")
   long count;
 
-  @Option(names = "--speedup", defaultValue = "0", description = "Emit at this many times real time; 0 = as fast as possible (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--speedup",
+      defaultValue = "0",
+      description =
+          "Emit at this many times real time; 0 = as fast as possible (default ${DEFAULT-VALUE}).")
   double speedup;
 
-  @Option(names = "--out", defaultValue = "-", description = "'-' for stdout, or a folder for rolling files events-NNNNN.ndjson (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--out",
+      defaultValue = "-",
+      description =
+          "'-' for stdout, or a folder for rolling files events-NNNNN.ndjson (default ${DEFAULT-VALUE}).")
   String out;
 
-  @Option(names = "--roll-lines", defaultValue = "10000", description = "Lines per rolling file (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--roll-lines",
+      defaultValue = "10000",
+      description = "Lines per rolling file (default ${DEFAULT-VALUE}).")
   long rollLines;
 
   @Option(names = "--registry", description = "Also write the matching device registry CSV here.")
   Path registry;
 
-  @Option(names = "--malformed", defaultValue = "0", description = "Share of malformed lines, 0..1.")
+  @Option(
+      names = "--malformed",
+      defaultValue = "0",
+      description = "Share of malformed lines, 0..1.")
   double malformed;
 
-  @Option(names = "--duplicates", defaultValue = "0", description = "Share of events resent a few seconds later, 0..1.")
+  @Option(
+      names = "--duplicates",
+      defaultValue = "0",
+      description = "Share of events resent a few seconds later, 0..1.")
   double duplicates;
 
-  @Option(names = "--late", defaultValue = "0", description = "Share of events that arrive late, 0..1.")
+  @Option(
+      names = "--late",
+      defaultValue = "0",
+      description = "Share of events that arrive late, 0..1.")
   double late;
 
-  @Option(names = "--late-delay-seconds", defaultValue = "60", description = "How late a late event arrives (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--late-delay-seconds",
+      defaultValue = "60",
+      description = "How late a late event arrives (default ${DEFAULT-VALUE}).")
   int lateDelaySeconds;
 
-  @Option(names = "--out-of-range", defaultValue = "0", description = "Share of readings with an out-of-range value, 0..1.")
+  @Option(
+      names = "--out-of-range",
+      defaultValue = "0",
+      description = "Share of readings with an out-of-range value, 0..1.")
   double outOfRange;
 
-  @Option(names = "--unknown-devices", defaultValue = "0", description = "Share of events from devices not in the registry, 0..1.")
+  @Option(
+      names = "--unknown-devices",
+      defaultValue = "0",
+      description = "Share of events from devices not in the registry, 0..1.")
   double unknownDevices;
 
-  @Option(names = "--missing-heartbeats", defaultValue = "0", description = "Share of heartbeats that are never sent, 0..1.")
+  @Option(
+      names = "--missing-heartbeats",
+      defaultValue = "0",
+      description = "Share of heartbeats that are never sent, 0..1.")
   double missingHeartbeats;
 
   public GeneratorConfig config() {
-    for (double rate : new double[] {malformed, duplicates, late, outOfRange, unknownDevices, missingHeartbeats}) {
+    for (double rate :
+        new double[] {malformed, duplicates, late, outOfRange, unknownDevices, missingHeartbeats}) {
       if (rate < 0 || rate > 1) {
         throw new CommandLine.ParameterException(
             new CommandLine(this), "rates must be between 0 and 1, got " + rate);
@@ -83,13 +136,20 @@ public class Generate implements Callable<Integer> {
     try {
       startAt = Instant.parse(start);
     } catch (IllegalArgumentException e) {
-      throw new CommandLine.ParameterException(new CommandLine(this), "--start is not an ISO-8601 instant: " + start);
+      throw new CommandLine.ParameterException(
+          new CommandLine(this), "--start is not an ISO-8601 instant: " + start);
     }
     return GeneratorConfig.clean(seed, devices, startAt, Duration.standardMinutes(durationMinutes))
         .withInterval(Duration.standardSeconds(intervalSeconds))
         .withMaxLines(count)
-        .withKnobs(malformed, duplicates, late, Duration.standardSeconds(lateDelaySeconds),
-            outOfRange, unknownDevices, missingHeartbeats);
+        .withKnobs(
+            malformed,
+            duplicates,
+            late,
+            Duration.standardSeconds(lateDelaySeconds),
+            outOfRange,
+            unknownDevices,
+            missingHeartbeats);
   }
 
   @Override
@@ -100,7 +160,10 @@ public class Generate implements Callable<Integer> {
     }
     long n = 0;
     long file = 0;
-    Writer writer = out.equals("-") ? new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8)) : null;
+    Writer writer =
+        out.equals("-")
+            ? new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8))
+            : null;
     long realStart = System.nanoTime();
     long firstArrival = Long.MIN_VALUE;
     while (generator.hasNext()) {
@@ -109,7 +172,8 @@ public class Generate implements Callable<Integer> {
         if (firstArrival == Long.MIN_VALUE) {
           firstArrival = line.arrivalMillis();
         }
-        long dueNanos = realStart + (long) ((line.arrivalMillis() - firstArrival) * 1_000_000L / speedup);
+        long dueNanos =
+            realStart + (long) ((line.arrivalMillis() - firstArrival) * 1_000_000L / speedup);
         long wait = dueNanos - System.nanoTime();
         if (wait > 0) {
           if (writer != null) {
@@ -124,7 +188,9 @@ public class Generate implements Callable<Integer> {
         }
         Path dir = Path.of(out);
         Files.createDirectories(dir);
-        writer = Files.newBufferedWriter(dir.resolve(String.format(Locale.ROOT, "events-%05d.ndjson", file++)));
+        writer =
+            Files.newBufferedWriter(
+                dir.resolve(String.format(Locale.ROOT, "events-%05d.ndjson", file++)));
       }
       writer.write(line.line());
       writer.write('\n');

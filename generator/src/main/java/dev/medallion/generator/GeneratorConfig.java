@@ -5,8 +5,8 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * What the generator makes. The same config and seed always give the same lines in the same
- * order. Rates are per generated event, between 0 and 1.
+ * What the generator makes. The same config and seed always give the same lines in the same order.
+ * Rates are per generated event, between 0 and 1.
  *
  * @param seed the seed of every random choice
  * @param devices devices {@code dev-0001}..{@code dev-NNNN}, the first ones of the registry
@@ -37,8 +37,21 @@ public record GeneratorConfig(
   /** Clean data: no knob turned. */
   public static GeneratorConfig clean(long seed, int devices, Instant start, Duration duration) {
     return new GeneratorConfig(
-        seed, devices, start, Duration.standardSeconds(5), duration, 0, 3, 0, 0, 0,
-        Duration.standardMinutes(1), 0, 0, 0, 0.1);
+        seed,
+        devices,
+        start,
+        Duration.standardSeconds(5),
+        duration,
+        0,
+        3,
+        0,
+        0,
+        0,
+        Duration.standardMinutes(1),
+        0,
+        0,
+        0,
+        0.1);
   }
 
   public GeneratorConfig withKnobs(
@@ -50,21 +63,58 @@ public record GeneratorConfig(
       double unknownDevice,
       double missingHeartbeat) {
     return new GeneratorConfig(
-        seed, devices, start, interval, duration, maxLines, heartbeatEvery, malformed, duplicate,
-        late, lateDelay, outOfRange, unknownDevice, missingHeartbeat, fahrenheitRate);
+        seed,
+        devices,
+        start,
+        interval,
+        duration,
+        maxLines,
+        heartbeatEvery,
+        malformed,
+        duplicate,
+        late,
+        lateDelay,
+        outOfRange,
+        unknownDevice,
+        missingHeartbeat,
+        fahrenheitRate);
   }
 
   public GeneratorConfig withMaxLines(long max) {
     return new GeneratorConfig(
-        seed, devices, start, interval, duration, max, heartbeatEvery, malformedRate,
-        duplicateRate, lateRate, lateDelay, outOfRangeRate, unknownDeviceRate,
-        missingHeartbeatRate, fahrenheitRate);
+        seed,
+        devices,
+        start,
+        interval,
+        duration,
+        max,
+        heartbeatEvery,
+        malformedRate,
+        duplicateRate,
+        lateRate,
+        lateDelay,
+        outOfRangeRate,
+        unknownDeviceRate,
+        missingHeartbeatRate,
+        fahrenheitRate);
   }
 
   public GeneratorConfig withInterval(Duration every) {
     return new GeneratorConfig(
-        seed, devices, start, every, duration, maxLines, heartbeatEvery, malformedRate,
-        duplicateRate, lateRate, lateDelay, outOfRangeRate, unknownDeviceRate,
-        missingHeartbeatRate, fahrenheitRate);
+        seed,
+        devices,
+        start,
+        every,
+        duration,
+        maxLines,
+        heartbeatEvery,
+        malformedRate,
+        duplicateRate,
+        lateRate,
+        lateDelay,
+        outOfRangeRate,
+        unknownDeviceRate,
+        missingHeartbeatRate,
+        fahrenheitRate);
   }
 }

@@ -17,11 +17,11 @@ import org.joda.time.Instant;
 
 /**
  * The generator as an unbounded Beam source (the legacy {@code UnboundedSource} API, which the
- * SparkRunner reads in streaming too). Lines are released in arrival order at {@code speedup}
- * times real time: with a speedup of 60, one minute of event time passes in one second. Each line
- * is stamped with its arrival time, which is also the watermark; a late line's event time is
- * behind it. When the configured duration is exhausted the watermark goes to the end of time and
- * the pipeline finishes by itself.
+ * SparkRunner reads in streaming too). Lines are released in arrival order at {@code speedup} times
+ * real time: with a speedup of 60, one minute of event time passes in one second. Each line is
+ * stamped with its arrival time, which is also the watermark; a late line's event time is behind
+ * it. When the configured duration is exhausted the watermark goes to the end of time and the
+ * pipeline finishes by itself.
  */
 public class GeneratorSource extends UnboundedSource<RawEvent, GeneratorSource.Position> {
   private final GeneratorConfig config;

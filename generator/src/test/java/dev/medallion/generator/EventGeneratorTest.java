@@ -31,20 +31,27 @@ class EventGeneratorTest {
   void linesComeInArrivalOrderAndLateOnesArriveAfterTheirEvent() {
     List<GeneratedLine> lines = all(noisy());
     for (int i = 1; i < lines.size(); i++) {
-      assertThat(lines.get(i).arrivalMillis()).isGreaterThanOrEqualTo(lines.get(i - 1).arrivalMillis());
+      assertThat(lines.get(i).arrivalMillis())
+          .isGreaterThanOrEqualTo(lines.get(i - 1).arrivalMillis());
     }
-    assertThat(lines).anyMatch(l -> l.arrivalMillis() - l.eventMillis() == Duration.standardMinutes(3).getMillis());
+    assertThat(lines)
+        .anyMatch(
+            l -> l.arrivalMillis() - l.eventMillis() == Duration.standardMinutes(3).getMillis());
   }
 
   @Test
   void cleanDataHasOneReadingPerDevicePerRound() {
     // 5 devices, a round every 5 s for 5 minutes = 60 rounds -> 300 readings, and a heartbeat
     // from each device every third round -> 100 heartbeats.
-    List<GeneratedLine> lines = all(GeneratorConfig.clean(1, 5, START, Duration.standardMinutes(5)));
+    List<GeneratedLine> lines =
+        all(GeneratorConfig.clean(1, 5, START, Duration.standardMinutes(5)));
     assertThat(lines.stream().filter(l -> l.line().contains("sensor_type"))).hasSize(300);
     assertThat(lines.stream().filter(l -> l.line().contains("battery_pct"))).hasSize(100);
-    assertThat(lines).allMatch(l -> l.eventMillis() >= START.getMillis()
-        && l.eventMillis() < START.plus(Duration.standardMinutes(5)).getMillis());
+    assertThat(lines)
+        .allMatch(
+            l ->
+                l.eventMillis() >= START.getMillis()
+                    && l.eventMillis() < START.plus(Duration.standardMinutes(5)).getMillis());
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.medallion.pipelines;
 import dev.medallion.bronze.IngestToBronze;
 import dev.medallion.generator.GeneratorConfig;
 import dev.medallion.generator.GeneratorSource;
+import dev.medallion.gold.WindowedDeviceStats;
 import dev.medallion.io.ReadNdjsonLines;
 import dev.medallion.io.ReadTable;
 import dev.medallion.records.BronzeEvent;
@@ -12,7 +13,6 @@ import dev.medallion.records.RawEvent;
 import dev.medallion.records.SensorReading;
 import dev.medallion.silver.DeviceRegistry;
 import dev.medallion.silver.ValidateAndEnrich;
-import dev.medallion.gold.WindowedDeviceStats;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Map;
@@ -22,6 +22,7 @@ import org.apache.beam.sdk.io.FileSystems;
 import org.apache.beam.sdk.io.Read;
 import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.WithTimestamps;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
@@ -43,7 +44,8 @@ public final class IotJob {
 
   static int run(Stage stage, String[] args) {
     PipelineOptionsFactory.register(IotOptions.class);
-    IotOptions options = PipelineOptionsFactory.fromArgs(args).withValidation().as(IotOptions.class);
+    IotOptions options =
+        PipelineOptionsFactory.fromArgs(args).withValidation().as(IotOptions.class);
     if (options.getRunner().getSimpleName().equals("DirectRunner")
         && Arrays.stream(args).noneMatch(a -> a.startsWith("--blockOnRun"))) {
       // The DirectRunner's run() would otherwise block to the end: no live progress line.
@@ -55,11 +57,18 @@ public final class IotJob {
     Pipeline p = Pipeline.create(options);
     build(p, stage, options);
     System.out.println(
-        "medallion " + stage.name().toLowerCase() + ": run " + options.getRunId() + " -> "
+        "medallion "
+            + stage.name().toLowerCase()
+            + ": run "
+            + options.getRunId()
+            + " -> "
             + options.getLakehouse()
             + (options.getInput().isEmpty() && stage != Stage.SILVER && stage != Stage.GOLD
-                ? " (generator: " + options.getDurationMinutes() + " min of event time at "
-                    + options.getSpeedup() + "x)"
+                ? " (generator: "
+                    + options.getDurationMinutes()
+                    + " min of event time at "
+                    + options.getSpeedup()
+                    + "x)"
                 : ""));
     PipelineResult result;
     PipelineResult.State state;
@@ -91,34 +100,62 @@ public final class IotJob {
       case ALL -> IotMedallion.build(p, options, source(p, options), registry(options));
       case BRONZE -> {
         PCollectionTuple bronze = IotMedallion.bronze(source(p, options), lake, options);
-        bronze.get(IngestToBronze.DEAD_LETTERS).apply("WriteQuarantine", IotMedallion.quarantineWriter(lake, options));
+        bronze
+            .get(IngestToBronze.DEAD_LETTERS)
+            .apply("WriteQuarantine", IotMedallion.quarantineWriter(lake, options));
         yield bronze;
       }
       case SILVER -> {
         PCollection<BronzeEvent> bronze =
-            p.apply("ReadBronze", ReadTable.of(lake.table(Lakehouse.BRONZE_IOT), BronzeEvent.class))
-                .apply("EventTime", WithTimestamps.of(BronzeEvent::getEventTs));
+            read(
+                p,
+                "Bronze",
+                lake.table(Lakehouse.BRONZE_IOT),
+                BronzeEvent.class,
+                BronzeEvent::getEventTs);
         PCollectionTuple silver = IotMedallion.silver(bronze, registry(options), lake, options);
-        silver.get(ValidateAndEnrich.QUARANTINE).apply("WriteQuarantine", IotMedallion.quarantineWriter(lake, options));
+        silver
+            .get(ValidateAndEnrich.QUARANTINE)
+            .apply("WriteQuarantine", IotMedallion.quarantineWriter(lake, options));
         yield silver;
       }
       case GOLD -> {
         PCollection<SensorReading> readings =
-            p.apply("ReadReadings", ReadTable.of(lake.table(Lakehouse.SILVER_READINGS), SensorReading.class))
-                .apply("ReadingTime", WithTimestamps.of(SensorReading::getEventTs));
+            read(
+                p,
+                "Readings",
+                lake.table(Lakehouse.SILVER_READINGS),
+                SensorReading.class,
+                SensorReading::getEventTs);
         PCollection<Heartbeat> heartbeats =
-            p.apply("ReadHeartbeats", ReadTable.of(lake.table(Lakehouse.SILVER_HEARTBEATS), Heartbeat.class))
-                .apply("HeartbeatTime", WithTimestamps.of(Heartbeat::getEventTs));
+            read(
+                p,
+                "Heartbeats",
+                lake.table(Lakehouse.SILVER_HEARTBEATS),
+                Heartbeat.class,
+                Heartbeat::getEventTs);
         PCollectionTuple gold =
             IotMedallion.gold(
                 PCollectionTuple.of(ValidateAndEnrich.READINGS, readings)
                     .and(ValidateAndEnrich.HEARTBEATS, heartbeats),
                 lake,
                 options);
-        gold.get(WindowedDeviceStats.TOO_LATE).apply("WriteQuarantine", IotMedallion.quarantineWriter(lake, options));
+        gold.get(WindowedDeviceStats.TOO_LATE)
+            .apply("WriteQuarantine", IotMedallion.quarantineWriter(lake, options));
         yield gold;
       }
     };
+  }
+
+  /** A table of the previous layer, each record stamped with its event time. */
+  private static <T> PCollection<T> read(
+      Pipeline p,
+      String name,
+      String table,
+      Class<T> type,
+      SerializableFunction<T, Instant> eventTs) {
+    return p.apply("Read" + name, ReadTable.of(table, type))
+        .apply(name + "EventTime", WithTimestamps.of(eventTs));
   }
 
   /** NDJSON files when {@code --input} is set, else the built-in generator. */
@@ -127,7 +164,8 @@ public final class IotJob {
       requireFiles(o.getInput());
       return p.apply("ReadNdjson", ReadNdjsonLines.from(o.getInput()));
     }
-    return PBegin.in(p).apply("Generator", Read.from(new GeneratorSource(generatorConfig(o), o.getSpeedup())));
+    return PBegin.in(p)
+        .apply("Generator", Read.from(new GeneratorSource(generatorConfig(o), o.getSpeedup())));
   }
 
   private static void requireFiles(String pattern) {
@@ -151,7 +189,10 @@ public final class IotJob {
       throw new IllegalArgumentException("--start is not an ISO-8601 instant: " + o.getStart());
     }
     return GeneratorConfig.clean(
-            o.getSeed(), o.getGeneratorDevices(), start, Duration.standardMinutes(o.getDurationMinutes()))
+            o.getSeed(),
+            o.getGeneratorDevices(),
+            start,
+            Duration.standardMinutes(o.getDurationMinutes()))
         .withKnobs(
             o.getMalformedRate(),
             o.getDuplicateRate(),
@@ -166,7 +207,8 @@ public final class IotJob {
     try {
       return DeviceRegistry.load(o.getDevices());
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot read the device registry " + o.getDevices() + ": " + e.getMessage());
+      throw new IllegalArgumentException(
+          "cannot read the device registry " + o.getDevices() + ": " + e.getMessage());
     }
   }
 }

@@ -19,6 +19,7 @@ import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.schemas.NoSuchSchemaException;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.View;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
@@ -29,8 +30,8 @@ import org.joda.time.Duration;
 /**
  * The streaming IoT medallion, assembled from the layer transforms. {@link #build} wires the whole
  * graph on any source of raw lines (the generator, NDJSON files, Kafka, or {@code Create} in a
- * test); {@link #bronze}, {@link #silver} and {@link #gold} are its three layers, each of which also
- * runs on its own reading the previous layer's table.
+ * test); {@link #bronze}, {@link #silver} and {@link #gold} are its three layers, each of which
+ * also runs on its own reading the previous layer's table.
  */
 public final class IotMedallion {
   private IotMedallion() {}
@@ -44,8 +45,7 @@ public final class IotMedallion {
       Pipeline p, IotOptions options, PCollection<RawEvent> raw, Map<String, Device> registry) {
     Lakehouse lake = new Lakehouse(options.getLakehouse());
     PCollectionTuple bronze = bronze(raw, lake, options);
-    PCollectionTuple silver =
-        silver(bronze.get(IngestToBronze.EVENTS), registry, lake, options);
+    PCollectionTuple silver = silver(bronze.get(IngestToBronze.EVENTS), registry, lake, options);
     PCollectionTuple gold = gold(silver, lake, options);
     PCollectionList.of(bronze.get(IngestToBronze.DEAD_LETTERS))
         .and(silver.get(ValidateAndEnrich.QUARANTINE))
@@ -69,12 +69,10 @@ public final class IotMedallion {
         .get(IngestToBronze.EVENTS)
         .apply(
             "WriteBronze",
-            WriteTable.<BronzeEvent>to(
-                    lake.table(Lakehouse.BRONZE_IOT),
-                    e -> "date=" + e.getDate() + "/hour=" + String.format("%02d", e.getHour()),
-                    o.getRunId())
-                .withNumShards(o.getNumShards())
-                .withFlushEvery(Duration.standardSeconds(o.getFlushSeconds())));
+            IotMedallion.<BronzeEvent>table(
+                lake.table(Lakehouse.BRONZE_IOT),
+                e -> "date=" + e.getDate() + "/hour=" + String.format("%02d", e.getHour()),
+                o));
     return bronze;
   }
 
@@ -84,25 +82,22 @@ public final class IotMedallion {
     PCollectionView<Map<String, Device>> devices =
         p.apply(
                 "DeviceRegistry",
-                Create.of(registry).withCoder(KvCoder.of(StringUtf8Coder.of(), schemaCoder(p, Device.class))))
+                Create.of(registry)
+                    .withCoder(KvCoder.of(StringUtf8Coder.of(), schemaCoder(p, Device.class))))
             .apply("AsMap", View.asMap());
     PCollectionTuple silver = bronze.apply("Silver", ValidateAndEnrich.withDevices(devices));
     silver
         .get(ValidateAndEnrich.READINGS)
         .apply(
             "WriteSilverReadings",
-            WriteTable.<SensorReading>to(
-                    lake.table(Lakehouse.SILVER_READINGS), r -> "date=" + r.getDate(), o.getRunId())
-                .withNumShards(o.getNumShards())
-                .withFlushEvery(Duration.standardSeconds(o.getFlushSeconds())));
+            IotMedallion.<SensorReading>table(
+                lake.table(Lakehouse.SILVER_READINGS), r -> "date=" + r.getDate(), o));
     silver
         .get(ValidateAndEnrich.HEARTBEATS)
         .apply(
             "WriteSilverHeartbeats",
-            WriteTable.<Heartbeat>to(
-                    lake.table(Lakehouse.SILVER_HEARTBEATS), h -> "date=" + h.getDate(), o.getRunId())
-                .withNumShards(o.getNumShards())
-                .withFlushEvery(Duration.standardSeconds(o.getFlushSeconds())));
+            IotMedallion.<Heartbeat>table(
+                lake.table(Lakehouse.SILVER_HEARTBEATS), h -> "date=" + h.getDate(), o));
     return silver;
   }
 
@@ -116,26 +111,28 @@ public final class IotMedallion {
     gold.get(WindowedDeviceStats.DEVICE_MINUTE)
         .apply(
             "WriteDeviceMinute",
-            WriteTable.<DeviceMinute>to(
-                    lake.table(Lakehouse.GOLD_DEVICE_MINUTE), m -> "date=" + m.getDate(), o.getRunId())
-                .withNumShards(o.getNumShards())
-                .withFlushEvery(Duration.standardSeconds(o.getFlushSeconds())));
+            IotMedallion.<DeviceMinute>table(
+                lake.table(Lakehouse.GOLD_DEVICE_MINUTE), m -> "date=" + m.getDate(), o));
     gold.get(WindowedDeviceStats.SITE_MINUTE)
         .apply(
             "WriteSiteMinute",
-            WriteTable.<SiteMinute>to(
-                    lake.table(Lakehouse.GOLD_SITE_MINUTE), m -> "date=" + m.getDate(), o.getRunId())
-                .withNumShards(o.getNumShards())
-                .withFlushEvery(Duration.standardSeconds(o.getFlushSeconds())));
+            IotMedallion.<SiteMinute>table(
+                lake.table(Lakehouse.GOLD_SITE_MINUTE), m -> "date=" + m.getDate(), o));
     return gold;
   }
 
   /** The one writer of dead letters: {@code quarantine/iot_events/stage=…/date=…}. */
   public static WriteTable<DeadLetter> quarantineWriter(Lakehouse lake, IotOptions o) {
-    return WriteTable.<DeadLetter>to(
-            lake.table(Lakehouse.QUARANTINE_IOT),
-            d -> "stage=" + d.getStage() + "/date=" + d.getDate(),
-            o.getRunId())
+    return IotMedallion.<DeadLetter>table(
+        lake.table(Lakehouse.QUARANTINE_IOT),
+        d -> "stage=" + d.getStage() + "/date=" + d.getDate(),
+        o);
+  }
+
+  /** A table writer with this run's id, shard count and flush interval. */
+  static <T> WriteTable<T> table(
+      String path, SerializableFunction<T, String> partition, IotOptions o) {
+    return WriteTable.<T>to(path, partition, o.getRunId())
         .withNumShards(o.getNumShards())
         .withFlushEvery(Duration.standardSeconds(o.getFlushSeconds()));
   }

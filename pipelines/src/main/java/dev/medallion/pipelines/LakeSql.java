@@ -17,10 +17,10 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * SQL over a local lakehouse with embedded DuckDB: every table that has files is a view named
- * after it ({@code bronze_iot_events}, {@code silver_sensor_readings}, {@code gold_device_minute},
- * …), plus {@code gold_device_minute_current} and {@code gold_site_minute_current}, which keep only
- * the newest pane of each window: what users read.
+ * SQL over a local lakehouse with embedded DuckDB: every table that has files is a view named after
+ * it ({@code bronze_iot_events}, {@code silver_sensor_readings}, {@code gold_device_minute}, …),
+ * plus {@code gold_device_minute_current} and {@code gold_site_minute_current}, which keep only the
+ * newest pane of each window: what users read.
  */
 public final class LakeSql implements AutoCloseable {
   public static final String DEVICE_MINUTE_CURRENT = "gold_device_minute_current";
@@ -45,21 +45,30 @@ public final class LakeSql implements AutoCloseable {
       String view = table.replace('/', '_');
       if (hasParquet(dir)) {
         execute(
-            "CREATE VIEW " + view + " AS SELECT * FROM read_parquet('"
-                + dir.toAbsolutePath().toString().replace("'", "''").replace(File.separatorChar, '/')
+            "CREATE VIEW "
+                + view
+                + " AS SELECT * FROM read_parquet('"
+                + dir.toAbsolutePath()
+                    .toString()
+                    .replace("'", "''")
+                    .replace(File.separatorChar, '/')
                 + "/**/*.parquet', hive_partitioning = false, union_by_name = true)");
         tables.put(view, scalarLong("SELECT count(*) FROM " + view));
       }
     }
     if (tables.containsKey("gold_device_minute")) {
       execute(
-          "CREATE VIEW " + DEVICE_MINUTE_CURRENT + " AS SELECT * EXCLUDE (pane_rank) FROM ("
+          "CREATE VIEW "
+              + DEVICE_MINUTE_CURRENT
+              + " AS SELECT * EXCLUDE (pane_rank) FROM ("
               + "SELECT *, row_number() OVER (PARTITION BY device_id, window_start"
               + " ORDER BY pane_index DESC) AS pane_rank FROM gold_device_minute) WHERE pane_rank = 1");
     }
     if (tables.containsKey("gold_site_minute")) {
       execute(
-          "CREATE VIEW " + SITE_MINUTE_CURRENT + " AS SELECT * EXCLUDE (pane_rank) FROM ("
+          "CREATE VIEW "
+              + SITE_MINUTE_CURRENT
+              + " AS SELECT * EXCLUDE (pane_rank) FROM ("
               + "SELECT *, row_number() OVER (PARTITION BY site, window_start"
               + " ORDER BY pane_index DESC) AS pane_rank FROM gold_site_minute) WHERE pane_rank = 1");
     }

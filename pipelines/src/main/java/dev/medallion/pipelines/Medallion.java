@@ -30,7 +30,10 @@ public final class Medallion {
 
   static int run(String[] args) {
     String command = args.length == 0 || args[0].startsWith("--") ? "run" : args[0];
-    String[] rest = args.length == 0 || args[0].startsWith("--") ? args : Arrays.copyOfRange(args, 1, args.length);
+    String[] rest =
+        args.length == 0 || args[0].startsWith("--")
+            ? args
+            : Arrays.copyOfRange(args, 1, args.length);
     try {
       return switch (command) {
         case "run" -> IotJob.run(IotJob.Stage.ALL, rest);

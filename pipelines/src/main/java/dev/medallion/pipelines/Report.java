@@ -45,7 +45,8 @@ final class Report {
                     + " round(temperature_avg, 2) AS temp_avg, round(humidity_avg, 2) AS hum_avg,"
                     + " round(pressure_avg, 1) AS press_avg, heartbeat_count, battery_pct_min,"
                     + " last_status, pane_index"
-                    + " FROM " + LakeSql.DEVICE_MINUTE_CURRENT
+                    + " FROM "
+                    + LakeSql.DEVICE_MINUTE_CURRENT
                     + " ORDER BY window_start DESC, device_id LIMIT 8"));
         System.out.println("tables under " + options.getLakehouse() + ": " + sql.tableSummary());
       } catch (Exception e) {

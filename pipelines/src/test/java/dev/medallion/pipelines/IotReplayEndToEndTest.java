@@ -62,14 +62,16 @@ class IotReplayEndToEndTest {
           sql,
           "SELECT device_id, site, zone, window_start, window_end, reading_count, temperature_avg,"
               + " temperature_min, temperature_max, humidity_avg, pressure_avg, heartbeat_count,"
-              + " battery_pct_min, rssi_dbm_avg, last_status FROM " + LakeSql.DEVICE_MINUTE_CURRENT
+              + " battery_pct_min, rssi_dbm_avg, last_status FROM "
+              + LakeSql.DEVICE_MINUTE_CURRENT
               + " ORDER BY device_id, window_start",
           EXPECTED.resolve("device_minute.csv"));
       assertRowsEqualGolden(
           sql,
           "SELECT site, window_start, window_end, device_count, reading_count, temperature_avg,"
               + " humidity_avg, pressure_avg, heartbeat_count, battery_pct_min FROM "
-              + LakeSql.SITE_MINUTE_CURRENT + " ORDER BY site, window_start",
+              + LakeSql.SITE_MINUTE_CURRENT
+              + " ORDER BY site, window_start",
           EXPECTED.resolve("site_minute.csv"));
     }
     List<Validate.Check> checks = Validate.validate(lake.toString(), EVENTS.toString());
@@ -79,12 +81,15 @@ class IotReplayEndToEndTest {
   private static void assertCountsBalance(LakeSql sql) throws Exception {
     JsonNode expected = Json.mapper().readTree(EXPECTED.resolve("counts.json").toFile());
     long bronze = sql.scalarLong("SELECT count(*) FROM bronze_iot_events");
-    long bronzeDead = sql.scalarLong("SELECT count(*) FROM quarantine_iot_events WHERE stage = 'bronze'");
+    long bronzeDead =
+        sql.scalarLong("SELECT count(*) FROM quarantine_iot_events WHERE stage = 'bronze'");
     long silver =
         sql.scalarLong("SELECT count(*) FROM silver_sensor_readings")
             + sql.scalarLong("SELECT count(*) FROM silver_device_heartbeats");
-    long quarantined = sql.scalarLong("SELECT count(*) FROM quarantine_iot_events WHERE stage = 'silver'");
-    long tooLate = sql.scalarLong("SELECT count(*) FROM quarantine_iot_events WHERE stage = 'gold'");
+    long quarantined =
+        sql.scalarLong("SELECT count(*) FROM quarantine_iot_events WHERE stage = 'silver'");
+    long tooLate =
+        sql.scalarLong("SELECT count(*) FROM quarantine_iot_events WHERE stage = 'gold'");
     long lines = Files.readAllLines(EVENTS).size();
 
     assertThat(bronze + bronzeDead).as("raw lines = bronze + bronze dead letters").isEqualTo(lines);
@@ -112,13 +117,24 @@ class IotReplayEndToEndTest {
       assertThat(got).hasSize(want.length);
       for (int c = 0; c < want.length; c++) {
         Object g = got.get(c);
-        String where = golden.getFileName() + " row " + (i + 1) + " column " + (c + 1) + " " + lines.get(i + 1);
+        String where =
+            golden.getFileName()
+                + " row "
+                + (i + 1)
+                + " column "
+                + (c + 1)
+                + " "
+                + lines.get(i + 1);
         if (want[c].isEmpty()) {
           assertThat(g).as(where).isNull();
         } else if (g instanceof Number n) {
-          assertThat(n.doubleValue()).as(where).isCloseTo(Double.parseDouble(want[c]), within(1e-9));
+          assertThat(n.doubleValue())
+              .as(where)
+              .isCloseTo(Double.parseDouble(want[c]), within(1e-9));
         } else if (g instanceof OffsetDateTime t) {
-          assertThat(ISO.format(t.withOffsetSameInstant(ZoneOffset.UTC))).as(where).isEqualTo(want[c]);
+          assertThat(ISO.format(t.withOffsetSameInstant(ZoneOffset.UTC)))
+              .as(where)
+              .isEqualTo(want[c]);
         } else {
           assertThat(String.valueOf(g)).as(where).isEqualTo(want[c]);
         }

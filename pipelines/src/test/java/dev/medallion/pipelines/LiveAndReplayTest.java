@@ -14,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The live run (generator source, event time accelerated, windows firing as the watermark moves)
- * and a replay of the very same lines from a file give the same Gold for on-time data; and the
- * late knob produces both late-but-allowed updates and too-late dead letters, all accounted for.
+ * and a replay of the very same lines from a file give the same Gold for on-time data; and the late
+ * knob produces both late-but-allowed updates and too-late dead letters, all accounted for.
  */
 class LiveAndReplayTest {
   @TempDir Path tmp;
@@ -55,12 +55,24 @@ class LiveAndReplayTest {
     Runs.run(
         IotJob.Stage.ALL,
         Runs.options(
-            lake, "--speedup=3000", "--durationMinutes=8", "--generatorDevices=6", "--seed=5",
-            "--lateRate=0.1", "--lateDelaySeconds=150", "--malformedRate=0",
-            "--duplicateRate=0", "--outOfRangeRate=0", "--unknownDeviceRate=0", "--flushSeconds=1"));
+            lake,
+            "--speedup=3000",
+            "--durationMinutes=8",
+            "--generatorDevices=6",
+            "--seed=5",
+            "--lateRate=0.1",
+            "--lateDelaySeconds=150",
+            "--malformedRate=0",
+            "--duplicateRate=0",
+            "--outOfRangeRate=0",
+            "--unknownDeviceRate=0",
+            "--flushSeconds=1"));
     try (LakeSql sql = new LakeSql(lake.toString())) {
-      long tooLate = sql.scalarLong("SELECT count(*) FROM quarantine_iot_events WHERE stage = 'gold' AND reason = 'too_late'");
-      long latePanes = sql.scalarLong("SELECT count(*) FROM gold_device_minute WHERE pane_timing = 'LATE'");
+      long tooLate =
+          sql.scalarLong(
+              "SELECT count(*) FROM quarantine_iot_events WHERE stage = 'gold' AND reason = 'too_late'");
+      long latePanes =
+          sql.scalarLong("SELECT count(*) FROM gold_device_minute WHERE pane_timing = 'LATE'");
       assertThat(tooLate).as("too-late dead letters").isPositive();
       assertThat(latePanes).as("late panes that replaced an on-time row").isPositive();
       Map<String, Long> tables = sql.tableCounts();

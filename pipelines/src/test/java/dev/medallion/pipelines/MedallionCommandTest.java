@@ -43,7 +43,9 @@ class MedallionCommandTest {
   @Test
   void aMalformedRegistryNamesTheLine() throws Exception {
     Path csv = tmp.resolve("devices.csv");
-    Files.writeString(csv, "device_id,site,zone,latitude,longitude,model,installed_at\ndev-1,berlin,z1,north,13.4,TH,2025\n");
+    Files.writeString(
+        csv,
+        "device_id,site,zone,latitude,longitude,model,installed_at\ndev-1,berlin,z1,north,13.4,TH,2025\n");
     String[] r = stderrOf("run", "--devices=" + csv, "--lakehouse=" + tmp);
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[1]).contains(csv + ":2: latitude and longitude must be numbers");
@@ -58,7 +60,12 @@ class MedallionCommandTest {
 
   @Test
   void replayOfNothingIsAnError() {
-    String[] r = stderrOf("run", "--input=" + tmp.resolve("none-*.ndjson"), "--lakehouse=" + tmp, "--devices=" + Runs.DEVICES);
+    String[] r =
+        stderrOf(
+            "run",
+            "--input=" + tmp.resolve("none-*.ndjson"),
+            "--lakehouse=" + tmp,
+            "--devices=" + Runs.DEVICES);
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[1]).contains("--input matches no file");
   }

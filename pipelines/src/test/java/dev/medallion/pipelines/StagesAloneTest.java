@@ -20,7 +20,9 @@ class StagesAloneTest {
     Path whole = tmp.resolve("whole");
     Runs.run(IotJob.Stage.ALL, Runs.options(whole, "--input=" + Runs.EVENTS));
 
-    assertThat(Runs.currentGold(staged)).isNotEmpty().containsExactlyElementsOf(Runs.currentGold(whole));
+    assertThat(Runs.currentGold(staged))
+        .isNotEmpty()
+        .containsExactlyElementsOf(Runs.currentGold(whole));
     assertThat(Validate.validate(staged.toString(), Runs.EVENTS.toString()))
         .allMatch(Validate.Check::passed);
   }

@@ -29,7 +29,10 @@ class ValidateTest {
   @Test
   void aCleanReplayPassesAndTheCommandExitsZero() throws Exception {
     assertThat(failed(Validate.validate(lake.toString(), Runs.EVENTS.toString()))).isEmpty();
-    assertThat(Medallion.run(new String[] {"validate", "--lakehouse=" + lake, "--input=" + Runs.EVENTS})).isZero();
+    assertThat(
+            Medallion.run(
+                new String[] {"validate", "--lakehouse=" + lake, "--input=" + Runs.EVENTS}))
+        .isZero();
   }
 
   @Test

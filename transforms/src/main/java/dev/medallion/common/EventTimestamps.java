@@ -2,9 +2,9 @@ package dev.medallion.common;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
-import java.time.ZoneOffset;
 import org.joda.time.Instant;
 
 /**
@@ -45,8 +45,11 @@ public final class EventTimestamps {
     } else {
       throw new InvalidRecordException(
           "invalid_" + field,
-          field + " must be an ISO-8601 instant with offset or epoch millis, got "
-              + value.getNodeType().name().toLowerCase() + " " + value);
+          field
+              + " must be an ISO-8601 instant with offset or epoch millis, got "
+              + value.getNodeType().name().toLowerCase()
+              + " "
+              + value);
     }
     if (millis < 0 || millis >= MAX_EPOCH_MILLIS) {
       throw new InvalidRecordException(
@@ -69,7 +72,8 @@ public final class EventTimestamps {
 
   /** {@code YYYY-MM-DD} of the instant in UTC: the date partition value. */
   public static String utcDate(Instant instant) {
-    return DATE.format(java.time.Instant.ofEpochMilli(instant.getMillis()).atOffset(ZoneOffset.UTC));
+    return DATE.format(
+        java.time.Instant.ofEpochMilli(instant.getMillis()).atOffset(ZoneOffset.UTC));
   }
 
   /** Hour of day 0..23 of the instant in UTC: the hour partition value. */

@@ -4,9 +4,9 @@ import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 
 /**
- * Counters for records a stage keeps or rejects. Every rejection is counted twice: in
- * {@code <stage>/rejected} and in {@code <stage>/rejected_<reason>}, so the progress line and the
- * final report can show both the total and the reasons.
+ * Counters for records a stage keeps or rejects. Every rejection is counted twice: in {@code
+ * <stage>/rejected} and in {@code <stage>/rejected_<reason>}, so the progress line and the final
+ * report can show both the total and the reasons.
  */
 public final class Rejections {
   private Rejections() {}

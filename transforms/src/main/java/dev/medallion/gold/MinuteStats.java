@@ -10,8 +10,8 @@ import java.util.TreeMap;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * The aggregates of one window over a group of readings and heartbeats (one device, or one site).
- * A reading resent with the same {@code (device_id, sensor_type, ts instant)} counts once, and so
+ * The aggregates of one window over a group of readings and heartbeats (one device, or one site). A
+ * reading resent with the same {@code (device_id, sensor_type, ts instant)} counts once, and so
  * does a heartbeat resent with the same {@code (device_id, ts instant)}; of two copies the one with
  * the smaller (value, raw payload) is kept, so the result does not depend on arrival order. Values
  * of an absent kind are null, never 0.
@@ -28,7 +28,8 @@ public final class MinuteStats {
   private @Nullable Heartbeat latestHeartbeat;
 
   private static final Comparator<SensorReading> READING_ORDER =
-      Comparator.comparingDouble(SensorReading::getValue).thenComparing(SensorReading::getRawPayload);
+      Comparator.comparingDouble(SensorReading::getValue)
+          .thenComparing(SensorReading::getRawPayload);
   private static final Comparator<Heartbeat> HEARTBEAT_ORDER =
       Comparator.comparing(Heartbeat::getRawPayload);
 

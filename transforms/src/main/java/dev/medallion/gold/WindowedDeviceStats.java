@@ -10,6 +10,7 @@ import dev.medallion.silver.ValidateAndEnrich;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
@@ -31,7 +32,6 @@ import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptors;
-import org.apache.beam.sdk.transforms.Flatten;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -89,7 +89,13 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
             ONTIME_READINGS,
             SensorReading::getEventTs,
             SensorReading::getReceivedAt,
-            r -> tooLate(r.getEventTs(), r.getReceivedAt(), r.getRawPayload(), r.getSource(), r.getSourceName()));
+            r ->
+                tooLate(
+                    r.getEventTs(),
+                    r.getReceivedAt(),
+                    r.getRawPayload(),
+                    r.getSource(),
+                    r.getSourceName()));
     PCollectionTuple heartbeats =
         splitTooLate(
             "Heartbeats",
@@ -97,7 +103,13 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
             ONTIME_HEARTBEATS,
             Heartbeat::getEventTs,
             Heartbeat::getReceivedAt,
-            h -> tooLate(h.getEventTs(), h.getReceivedAt(), h.getRawPayload(), h.getSource(), h.getSourceName()));
+            h ->
+                tooLate(
+                    h.getEventTs(),
+                    h.getReceivedAt(),
+                    h.getRawPayload(),
+                    h.getSource(),
+                    h.getSourceName()));
 
     PCollection<SensorReading> windowedReadings =
         readings.get(ONTIME_READINGS).apply("MinuteWindowsReadings", minuteWindows());
@@ -105,10 +117,20 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         heartbeats.get(ONTIME_HEARTBEATS).apply("MinuteWindowsHeartbeats", minuteWindows());
 
     PCollection<DeviceMinute> deviceMinute =
-        joinBy("Device", windowedReadings, windowedHeartbeats, SensorReading::getDeviceId, Heartbeat::getDeviceId)
+        joinBy(
+                "Device",
+                windowedReadings,
+                windowedHeartbeats,
+                SensorReading::getDeviceId,
+                Heartbeat::getDeviceId)
             .apply("ToDeviceMinute", ParDo.of(new DeviceMinuteFn()));
     PCollection<SiteMinute> siteMinute =
-        joinBy("Site", windowedReadings, windowedHeartbeats, SensorReading::getSite, Heartbeat::getSite)
+        joinBy(
+                "Site",
+                windowedReadings,
+                windowedHeartbeats,
+                SensorReading::getSite,
+                Heartbeat::getSite)
             .apply("ToSiteMinute", ParDo.of(new SiteMinuteFn()));
 
     PCollection<DeadLetter> tooLate =
@@ -141,8 +163,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
       SerializableFunction<Heartbeat, String> heartbeatKey) {
     PCollection<KV<String, SensorReading>> r =
         readings.apply(
-            "KeyReadingsBy" + name,
-            WithKeys.of(readingKey).withKeyType(TypeDescriptors.strings()));
+            "KeyReadingsBy" + name, WithKeys.of(readingKey).withKeyType(TypeDescriptors.strings()));
     PCollection<KV<String, Heartbeat>> h =
         heartbeats.apply(
             "KeyHeartbeatsBy" + name,
@@ -162,7 +183,9 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     PCollectionTuple split =
         records.apply(
             "SplitTooLate" + name,
-            ParDo.of(new SplitTooLateFn<>(allowedLateness, toDeadLetter, eventTs, receivedAt, onTime))
+            ParDo.of(
+                    new SplitTooLateFn<>(
+                        allowedLateness, toDeadLetter, eventTs, receivedAt, onTime))
                 .withOutputTags(onTime, TupleTagList.of(TOO_LATE)));
     split.get(onTime).setCoder(records.getCoder());
     return split;
@@ -173,7 +196,10 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     return DeadLetter.of(
         DeadLetter.GOLD,
         "too_late",
-        "event at " + eventTs + " arrived at " + receivedAt
+        "event at "
+            + eventTs
+            + " arrived at "
+            + receivedAt
             + ", after its window closed and its allowed lateness ran out",
         payload,
         source,
@@ -264,7 +290,8 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
               e.getKey(),
               window.start(),
               window.end(),
-              MinuteStats.of(e.getValue().getAll(READINGS_SIDE), e.getValue().getAll(HEARTBEATS_SIDE)),
+              MinuteStats.of(
+                  e.getValue().getAll(READINGS_SIDE), e.getValue().getAll(HEARTBEATS_SIDE)),
               pane.getIndex(),
               pane.getTiming().name()));
     }

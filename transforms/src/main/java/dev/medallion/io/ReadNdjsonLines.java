@@ -14,9 +14,9 @@ import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 
 /**
- * Reads NDJSON files line by line as {@link RawEvent}s, each with its file and 1-based line
- * number as source, so every line of every file can be traced to the row or dead letter it became.
- * A file pattern that matches nothing is an error: a replay of nothing is a mistake.
+ * Reads NDJSON files line by line as {@link RawEvent}s, each with its file and 1-based line number
+ * as source, so every line of every file can be traced to the row or dead letter it became. A file
+ * pattern that matches nothing is an error: a replay of nothing is a mistake.
  */
 public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
   private final String filepattern;

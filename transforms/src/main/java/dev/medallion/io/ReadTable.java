@@ -17,8 +17,8 @@ import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TypeDescriptor;
 
 /**
- * Reads every Parquet file of a table folder written by {@link WriteTable} back into records of
- * the table's class. An empty or absent table reads as empty.
+ * Reads every Parquet file of a table folder written by {@link WriteTable} back into records of the
+ * table's class. An empty or absent table reads as empty.
  */
 public class ReadTable<T> extends PTransform<PBegin, PCollection<T>> {
   private final String tableRoot;
@@ -52,13 +52,8 @@ public class ReadTable<T> extends PTransform<PBegin, PCollection<T>> {
               "ToRecord",
               MapElements.into(TypeDescriptor.of(type))
                   .via(
-                      (GenericRecord g) ->
-                          fromRow.apply(AvroUtils.toBeamRowStrict(g, beamSchema))))
-          .setSchema(
-              beamSchema,
-              TypeDescriptor.of(type),
-              registry.getToRowFunction(type),
-              fromRow);
+                      (GenericRecord g) -> fromRow.apply(AvroUtils.toBeamRowStrict(g, beamSchema))))
+          .setSchema(beamSchema, TypeDescriptor.of(type), registry.getToRowFunction(type), fromRow);
     } catch (NoSuchSchemaException e) {
       throw new IllegalArgumentException(type + " has no Beam schema", e);
     }

@@ -22,9 +22,9 @@ import org.joda.time.Duration;
  * Appends a PCollection of schema'd records to a Parquet table folder, partitioned hive-style
  * ({@code date=2026-11-29/hour=10}). Records are moved into the global window and flushed on a
  * processing-time trigger, so no record is ever dropped by the write for being late, in batch and
- * in streaming alike; every flush writes new files ({@code part-<runId>-pane-N-…}), never
- * rewriting old ones, with an explicit shard count (the SparkRunner loses rows in dynamic writes
- * without one). The Parquet schema is derived from the record's Beam schema: one definition.
+ * in streaming alike; every flush writes new files ({@code part-<runId>-pane-N-…}), never rewriting
+ * old ones, with an explicit shard count (the SparkRunner loses rows in dynamic writes without
+ * one). The Parquet schema is derived from the record's Beam schema: one definition.
  */
 public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<String>> {
   private final String tableRoot;
@@ -79,7 +79,9 @@ public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<S
             FileIO.<String, T>writeDynamic()
                 .by(partition)
                 .withDestinationCoder(StringUtf8Coder.of())
-                .via(Contextful.fn(new ToGenericRecord<>(toRow, schemaJson)), ParquetIO.sink(avroSchema))
+                .via(
+                    Contextful.fn(new ToGenericRecord<>(toRow, schemaJson)),
+                    ParquetIO.sink(avroSchema))
                 .to(tableRoot)
                 .withNaming(dir -> FileIO.Write.defaultNaming(dir + "/" + prefix, ".parquet"))
                 .withNumShards(numShards));

@@ -11,8 +11,8 @@ import org.joda.time.Instant;
 /**
  * A row of {@code bronze/iot_events}: one raw line that parsed as a sensor reading or a heartbeat,
  * kept verbatim in {@code raw_payload}, with the two fields every event must have already typed
- * ({@code device_id}, {@code event_ts}) and the ingest metadata. Partitioned by
- * {@code date=YYYY-MM-DD/hour=HH} of {@code event_ts} in UTC.
+ * ({@code device_id}, {@code event_ts}) and the ingest metadata. Partitioned by {@code
+ * date=YYYY-MM-DD/hour=HH} of {@code event_ts} in UTC.
  */
 @AutoValue
 @DefaultSchema(AutoValueSchema.class)

@@ -5,10 +5,11 @@ import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
 import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
-import org.checkerframework.checker.nullness.qual.Nullable;
-import org.joda.time.Instant;
 
-/** A row of the device registry CSV: {@code device_id,site,zone,latitude,longitude,model,installed_at}. */
+/**
+ * A row of the device registry CSV: {@code
+ * device_id,site,zone,latitude,longitude,model,installed_at}.
+ */
 @AutoValue
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)

@@ -1,19 +1,19 @@
 package dev.medallion.records;
 
 import com.google.auto.value.AutoValue;
+import dev.medallion.gold.MinuteStats;
 import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
 import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import dev.medallion.gold.MinuteStats;
 import org.joda.time.Instant;
 
 /**
  * A row of {@code gold/device_minute}: one device in one 1-minute event-time window, readings and
- * heartbeats joined (full outer: a side with no events gives counts of 0 and null aggregates).
- * Each firing of the window writes a row; {@code pane_index} grows with each firing and the row with
- * the highest {@code pane_index} of a device-minute replaces the earlier ones in what users read.
+ * heartbeats joined (full outer: a side with no events gives counts of 0 and null aggregates). Each
+ * firing of the window writes a row; {@code pane_index} grows with each firing and the row with the
+ * highest {@code pane_index} of a device-minute replaces the earlier ones in what users read.
  */
 @AutoValue
 @DefaultSchema(AutoValueSchema.class)

@@ -10,10 +10,10 @@ import org.joda.time.Instant;
 
 /**
  * One raw line as it reached Medallion, before anything was parsed: the payload verbatim and where
- * it came from. {@code source} identifies the line uniquely ({@code file:/data/a.ndjson#12},
- * {@code kafka:iot.raw/0@1042}, {@code generator:seed=42#1042}); {@code receivedAt} is the
- * event-time clock of the source when the line arrived (null for files, whose replay has no
- * arrival clock), which Gold uses to tell too-late records.
+ * it came from. {@code source} identifies the line uniquely ({@code file:/data/a.ndjson#12}, {@code
+ * kafka:iot.raw/0@1042}, {@code generator:seed=42#1042}); {@code receivedAt} is the event-time
+ * clock of the source when the line arrived (null for files, whose replay has no arrival clock),
+ * which Gold uses to tell too-late records.
  */
 @AutoValue
 @DefaultSchema(AutoValueSchema.class)
@@ -36,7 +36,8 @@ public abstract class RawEvent {
     return sourceId(getSourceKind(), getSourceName(), getSourcePartition(), getSourceOffset());
   }
 
-  public static String sourceId(String kind, String name, @Nullable Integer partition, long offset) {
+  public static String sourceId(
+      String kind, String name, @Nullable Integer partition, long offset) {
     return kind + ":" + name + (partition == null ? "" : "/" + partition) + "#" + offset;
   }
 

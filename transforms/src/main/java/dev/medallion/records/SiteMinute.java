@@ -1,12 +1,12 @@
 package dev.medallion.records;
 
 import com.google.auto.value.AutoValue;
+import dev.medallion.gold.MinuteStats;
 import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
 import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import dev.medallion.gold.MinuteStats;
 import org.joda.time.Instant;
 
 /**

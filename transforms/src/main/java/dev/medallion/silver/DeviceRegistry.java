@@ -16,8 +16,7 @@ import org.apache.beam.sdk.io.fs.MatchResult;
 /**
  * The device registry CSV ({@code device_id,site,zone,latitude,longitude,model,installed_at}, with
  * that header). It is small, so it is read once when the pipeline is built and handed to Silver as
- * a side input; a malformed registry stops the job before it starts, with the line and the
- * problem.
+ * a side input; a malformed registry stops the job before it starts, with the line and the problem.
  */
 public final class DeviceRegistry {
   public static final List<String> HEADER =
@@ -47,7 +46,10 @@ public final class DeviceRegistry {
     String header = lines.readLine();
     if (header == null || !List.of(header.trim().split(",", -1)).equals(HEADER)) {
       throw new IllegalArgumentException(
-          name + ": the first line must be the header " + String.join(",", HEADER) + ", got: "
+          name
+              + ": the first line must be the header "
+              + String.join(",", HEADER)
+              + ", got: "
               + header);
     }
     Map<String, Device> devices = new LinkedHashMap<>();

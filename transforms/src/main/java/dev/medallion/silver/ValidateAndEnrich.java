@@ -26,9 +26,9 @@ import org.joda.time.Instant;
  * Silver: validates each Bronze event record by record and enriches it with its device from the
  * registry (a side input). Readings go to {@link #READINGS} with temperatures in °C, heartbeats to
  * {@link #HEARTBEATS}, and every rejected record to {@link #QUARANTINE} with stage {@code silver},
- * its reason and its original payload. Reasons: {@code missing_<field>}, {@code wrong_type:<field>},
- * {@code invalid_sensor_type}, {@code invalid_unit}, {@code out_of_range:<field>}, {@code
- * invalid_status}, {@code unknown_device}.
+ * its reason and its original payload. Reasons: {@code missing_<field>}, {@code
+ * wrong_type:<field>}, {@code invalid_sensor_type}, {@code invalid_unit}, {@code
+ * out_of_range:<field>}, {@code invalid_status}, {@code unknown_device}.
  */
 public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCollectionTuple> {
   public static final TupleTag<SensorReading> READINGS = new TupleTag<>() {};

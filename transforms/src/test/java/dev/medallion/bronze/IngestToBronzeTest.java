@@ -41,14 +41,27 @@ class IngestToBronzeTest {
           KV.of("[1,2,3]", "not_object"),
           KV.of("\"a string\"", "not_object"),
           KV.of("{\"sensor_type\":\"humidity\",\"ts\":1795947330123}", "missing_device_id"),
-          KV.of("{\"device_id\":null,\"sensor_type\":\"humidity\",\"ts\":1795947330123}", "missing_device_id"),
-          KV.of("{\"device_id\":\"\",\"sensor_type\":\"humidity\",\"ts\":1795947330123}", "missing_device_id"),
-          KV.of("{\"device_id\":7,\"sensor_type\":\"humidity\",\"ts\":1795947330123}", "wrong_type:device_id"),
+          KV.of(
+              "{\"device_id\":null,\"sensor_type\":\"humidity\",\"ts\":1795947330123}",
+              "missing_device_id"),
+          KV.of(
+              "{\"device_id\":\"\",\"sensor_type\":\"humidity\",\"ts\":1795947330123}",
+              "missing_device_id"),
+          KV.of(
+              "{\"device_id\":7,\"sensor_type\":\"humidity\",\"ts\":1795947330123}",
+              "wrong_type:device_id"),
           KV.of("{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\"}", "missing_ts"),
-          KV.of("{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\",\"ts\":\"2026-11-29T10:15:30\"}", "invalid_ts"),
-          KV.of("{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\",\"ts\":\"1795947330123\"}", "invalid_ts"),
-          KV.of("{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\",\"ts\":1795947330.5}", "invalid_ts"),
-          KV.of("{\"device_id\":\"dev-0001\",\"ts\":1795947330123,\"foo\":1}", "unknown_event_type"),
+          KV.of(
+              "{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\",\"ts\":\"2026-11-29T10:15:30\"}",
+              "invalid_ts"),
+          KV.of(
+              "{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\",\"ts\":\"1795947330123\"}",
+              "invalid_ts"),
+          KV.of(
+              "{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\",\"ts\":1795947330.5}",
+              "invalid_ts"),
+          KV.of(
+              "{\"device_id\":\"dev-0001\",\"ts\":1795947330123,\"foo\":1}", "unknown_event_type"),
           KV.of("{\"device_id\":\"dev-0001\",\"device_id\":\"dev-0002\",\"ts\":1}", "not_json"));
 
   @Test
@@ -69,7 +82,8 @@ class IngestToBronzeTest {
                 .apply(
                     "SourceAndReason",
                     MapElements.into(
-                            TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings()))
+                            TypeDescriptors.kvs(
+                                TypeDescriptors.strings(), TypeDescriptors.strings()))
                         .via((DeadLetter d) -> KV.of(d.getSource(), d.getReason()))))
         .containsInAnyOrder(expected);
     PAssert.that(
@@ -114,7 +128,10 @@ class IngestToBronzeTest {
     PAssert.that(stamped)
         .containsInAnyOrder(
             TimestampedValue.of(
-                "reading|dev-0007|" + READING + "|kafka:iot.raw/3#17|" + arrival
+                "reading|dev-0007|"
+                    + READING
+                    + "|kafka:iot.raw/3#17|"
+                    + arrival
                     + "|2026-11-29|10|1",
                 ts),
             TimestampedValue.of(

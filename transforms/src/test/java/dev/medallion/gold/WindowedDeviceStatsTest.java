@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Gold on the DirectRunner with hand-made panes. Expected rows are worked out by hand in each
- * test. Rows are compared as {@code device|timing|pane|readings|t_avg|t_min|t_max|h_avg|p_avg|
+ * Gold on the DirectRunner with hand-made panes. Expected rows are worked out by hand in each test.
+ * Rows are compared as {@code device|timing|pane|readings|t_avg|t_min|t_max|h_avg|p_avg|
  * heartbeats|battery_min|rssi_avg|last_status}.
  */
 @ExtendWith(BeamPipelineExtension.class)
@@ -61,7 +61,9 @@ class WindowedDeviceStatsTest {
 
   private static PCollection<String> described(PCollectionTuple gold) {
     return gold.get(WindowedDeviceStats.DEVICE_MINUTE)
-        .apply("Describe", MapElements.into(TypeDescriptors.strings()).via(WindowedDeviceStatsTest::describe));
+        .apply(
+            "Describe",
+            MapElements.into(TypeDescriptors.strings()).via(WindowedDeviceStatsTest::describe));
   }
 
   private static Coder<SensorReading> readingCoder(TestPipeline p) throws NoSuchSchemaException {
@@ -69,7 +71,8 @@ class WindowedDeviceStatsTest {
   }
 
   private static PCollection<Heartbeat> noHeartbeats(TestPipeline p) throws NoSuchSchemaException {
-    return p.apply("NoHeartbeats", Create.empty(p.getSchemaRegistry().getSchemaCoder(Heartbeat.class)));
+    return p.apply(
+        "NoHeartbeats", Create.empty(p.getSchemaRegistry().getSchemaCoder(Heartbeat.class)));
   }
 
   private static PCollectionTuple gold(
@@ -89,10 +92,28 @@ class WindowedDeviceStatsTest {
         TestStream.create(readingCoder(p))
             .advanceWatermarkTo(at("2026-11-29T10:15:00Z"))
             .addElements(
-                stamped(reading("dev-0001", "temperature", 20.0, "2026-11-29T10:15:10Z", "2026-11-29T10:15:10Z")),
-                stamped(reading("dev-0001", "temperature", 23.0, "2026-11-29T10:15:40Z", "2026-11-29T10:15:40Z")),
+                stamped(
+                    reading(
+                        "dev-0001",
+                        "temperature",
+                        20.0,
+                        "2026-11-29T10:15:10Z",
+                        "2026-11-29T10:15:10Z")),
+                stamped(
+                    reading(
+                        "dev-0001",
+                        "temperature",
+                        23.0,
+                        "2026-11-29T10:15:40Z",
+                        "2026-11-29T10:15:40Z")),
                 // exactly on the minute: the 10:16 window, not 10:15
-                stamped(reading("dev-0001", "humidity", 40.0, "2026-11-29T10:16:00Z", "2026-11-29T10:16:00Z")))
+                stamped(
+                    reading(
+                        "dev-0001",
+                        "humidity",
+                        40.0,
+                        "2026-11-29T10:16:00Z",
+                        "2026-11-29T10:16:00Z")))
             .advanceWatermarkToInfinity();
     PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO);
     PCollection<String> rows = described(out);
@@ -100,11 +121,17 @@ class WindowedDeviceStatsTest {
     PAssert.that(rows)
         .inOnTimePane(W1015)
         .containsInAnyOrder(
-            "dev-0001|ON_TIME|0|2|21.5|20.0|23.0|null|null|0|null|null|null|" + W1015.start() + "/" + W1015.end());
+            "dev-0001|ON_TIME|0|2|21.5|20.0|23.0|null|null|0|null|null|null|"
+                + W1015.start()
+                + "/"
+                + W1015.end());
     PAssert.that(rows)
         .inOnTimePane(W1016)
         .containsInAnyOrder(
-            "dev-0001|ON_TIME|0|1|null|null|null|40.0|null|0|null|null|null|" + W1016.start() + "/" + W1016.end());
+            "dev-0001|ON_TIME|0|1|null|null|null|40.0|null|0|null|null|null|"
+                + W1016.start()
+                + "/"
+                + W1016.end());
     PAssert.that(out.get(WindowedDeviceStats.TOO_LATE)).empty();
     p.run();
   }
@@ -115,11 +142,23 @@ class WindowedDeviceStatsTest {
         TestStream.create(readingCoder(p))
             .advanceWatermarkTo(at("2026-11-29T10:15:00Z"))
             .addElements(
-                stamped(reading("dev-0001", "temperature", 20.0, "2026-11-29T10:15:10Z", "2026-11-29T10:15:10Z")))
+                stamped(
+                    reading(
+                        "dev-0001",
+                        "temperature",
+                        20.0,
+                        "2026-11-29T10:15:10Z",
+                        "2026-11-29T10:15:10Z")))
             .advanceWatermarkTo(at("2026-11-29T10:17:30Z"))
             // 1m30s after the window closed, within the 2 minutes allowed
             .addElements(
-                stamped(reading("dev-0001", "temperature", 26.0, "2026-11-29T10:15:50Z", "2026-11-29T10:17:30Z")))
+                stamped(
+                    reading(
+                        "dev-0001",
+                        "temperature",
+                        26.0,
+                        "2026-11-29T10:15:50Z",
+                        "2026-11-29T10:17:30Z")))
             .advanceWatermarkToInfinity();
     PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO);
 
@@ -127,7 +166,8 @@ class WindowedDeviceStatsTest {
     PCollection<String> rows = described(out);
     PAssert.that(rows)
         .inOnTimePane(W1015)
-        .containsInAnyOrder("dev-0001|ON_TIME|0|1|20.0|20.0|20.0|null|null|0|null|null|null" + window);
+        .containsInAnyOrder(
+            "dev-0001|ON_TIME|0|1|20.0|20.0|20.0|null|null|0|null|null|null" + window);
     PAssert.that(rows)
         .inWindow(W1015)
         .containsInAnyOrder(
@@ -145,7 +185,13 @@ class WindowedDeviceStatsTest {
         TestStream.create(readingCoder(p))
             .advanceWatermarkTo(at("2026-11-29T10:15:00Z"))
             .addElements(
-                stamped(reading("dev-0001", "temperature", 20.0, "2026-11-29T10:15:10Z", "2026-11-29T10:15:10Z")))
+                stamped(
+                    reading(
+                        "dev-0001",
+                        "temperature",
+                        20.0,
+                        "2026-11-29T10:15:10Z",
+                        "2026-11-29T10:15:10Z")))
             .advanceWatermarkTo(at("2026-11-29T10:18:30Z"))
             .addElements(stamped(tooLate))
             .advanceWatermarkToInfinity();
@@ -154,13 +200,18 @@ class WindowedDeviceStatsTest {
     PAssert.that(described(out))
         .inWindow(W1015)
         .containsInAnyOrder(
-            "dev-0001|ON_TIME|0|1|20.0|20.0|20.0|null|null|0|null|null|null|" + W1015.start() + "/" + W1015.end());
+            "dev-0001|ON_TIME|0|1|20.0|20.0|20.0|null|null|0|null|null|null|"
+                + W1015.start()
+                + "/"
+                + W1015.end());
     PAssert.that(
             out.get(WindowedDeviceStats.TOO_LATE)
                 .apply(
                     "Reason",
                     MapElements.into(TypeDescriptors.strings())
-                        .via((DeadLetter d) -> d.getStage() + "|" + d.getReason() + "|" + d.getOriginalPayload())))
+                        .via(
+                            (DeadLetter d) ->
+                                d.getStage() + "|" + d.getReason() + "|" + d.getOriginalPayload())))
         .containsInAnyOrder("gold|too_late|" + tooLate.getRawPayload());
     p.run();
   }
@@ -174,14 +225,23 @@ class WindowedDeviceStatsTest {
         TestStream.create(readingCoder(p))
             .advanceWatermarkTo(at("2026-11-29T10:18:30Z"))
             .addElements(
-                stamped(reading("dev-0002", "pressure", 1000.0, "2026-11-29T10:15:20Z", "2026-11-29T10:17:00Z")))
+                stamped(
+                    reading(
+                        "dev-0002",
+                        "pressure",
+                        1000.0,
+                        "2026-11-29T10:15:20Z",
+                        "2026-11-29T10:17:00Z")))
             .advanceWatermarkToInfinity();
     PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.standardMinutes(1));
 
     PAssert.that(described(out))
         .inWindow(W1015)
         .containsInAnyOrder(
-            "dev-0002|LATE|0|1|null|null|null|null|1000.0|0|null|null|null|" + W1015.start() + "/" + W1015.end());
+            "dev-0002|LATE|0|1|null|null|null|null|1000.0|0|null|null|null|"
+                + W1015.start()
+                + "/"
+                + W1015.end());
     PAssert.that(out.get(WindowedDeviceStats.TOO_LATE)).empty();
     p.run();
   }
@@ -236,9 +296,17 @@ class WindowedDeviceStatsTest {
                     MapElements.into(TypeDescriptors.strings())
                         .via(
                             (SiteMinute s) ->
-                                s.getSite() + "|" + s.getDeviceCount() + "|" + s.getReadingCount()
-                                    + "|" + s.getHeartbeatCount() + "|" + s.getBatteryPctMin()
-                                    + "|" + s.getPressureAvg())))
+                                s.getSite()
+                                    + "|"
+                                    + s.getDeviceCount()
+                                    + "|"
+                                    + s.getReadingCount()
+                                    + "|"
+                                    + s.getHeartbeatCount()
+                                    + "|"
+                                    + s.getBatteryPctMin()
+                                    + "|"
+                                    + s.getPressureAvg())))
         .containsInAnyOrder("berlin|2|2|2|79.5|null", "paris|1|2|1|50.0|1002.0");
     p.run();
   }

@@ -23,7 +23,8 @@ class TableRoundTripTest {
   void recordsSurviveParquetAndLandInTheirPartitions() throws Exception {
     List<SensorReading> rows =
         List.of(
-            reading("dev-0001", "temperature", 21.5, "2026-11-29T10:15:10Z", "2026-11-29T10:15:11Z"),
+            reading(
+                "dev-0001", "temperature", 21.5, "2026-11-29T10:15:10Z", "2026-11-29T10:15:11Z"),
             reading("dev-0002", "humidity", 40.0, "2026-11-30T00:00:00Z", null));
     String table = dir.resolve("silver/sensor_readings").toString();
 

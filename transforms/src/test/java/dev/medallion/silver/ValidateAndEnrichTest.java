@@ -32,13 +32,29 @@ class ValidateAndEnrichTest {
   private static final String TS = "\"ts\":\"2026-11-29T10:15:30.123Z\"";
 
   private static String reading(String device, String type, String value, String unit) {
-    return "{\"device_id\":\"" + device + "\",\"sensor_type\":" + type + ",\"value\":" + value
-        + ",\"unit\":" + unit + "," + TS + "}";
+    return "{\"device_id\":\""
+        + device
+        + "\",\"sensor_type\":"
+        + type
+        + ",\"value\":"
+        + value
+        + ",\"unit\":"
+        + unit
+        + ","
+        + TS
+        + "}";
   }
 
   private static String heartbeat(String battery, String rssi, String status) {
-    return "{\"device_id\":\"dev-0001\",\"battery_pct\":" + battery + ",\"rssi_dbm\":" + rssi
-        + ",\"status\":" + status + "," + TS + "}";
+    return "{\"device_id\":\"dev-0001\",\"battery_pct\":"
+        + battery
+        + ",\"rssi_dbm\":"
+        + rssi
+        + ",\"status\":"
+        + status
+        + ","
+        + TS
+        + "}";
   }
 
   /** Every way a Bronze event can fail Silver, with the reason it must get. */
@@ -46,7 +62,9 @@ class ValidateAndEnrichTest {
       List.of(
           KV.of(reading("dev-0001", "\"temperature\"", "\"21.5\"", "\"C\""), "wrong_type:value"),
           KV.of(reading("dev-0001", "\"temperature\"", "null", "\"C\""), "missing_value"),
-          KV.of("{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\",\"unit\":\"%\"," + TS + "}", "missing_value"),
+          KV.of(
+              "{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\",\"unit\":\"%\"," + TS + "}",
+              "missing_value"),
           KV.of(reading("dev-0001", "\"temperature\"", "21.5", "\"K\""), "invalid_unit"),
           KV.of(reading("dev-0001", "\"humidity\"", "40", "\"C\""), "invalid_unit"),
           KV.of(reading("dev-0001", "\"pressure\"", "1000", "\"bar\""), "invalid_unit"),
@@ -62,7 +80,9 @@ class ValidateAndEnrichTest {
           KV.of(reading("dev-0001", "\"pressure\"", "299.9", "\"hPa\""), "out_of_range:value"),
           KV.of(reading("dev-0001", "\"pressure\"", "1100.1", "\"hPa\""), "out_of_range:value"),
           KV.of(reading("dev-9999", "\"humidity\"", "40", "\"%\""), "unknown_device"),
-          KV.of(reading("dev-0001", "\"humidity\"", "40", "\"%\"").replace("}", ",\"seq\":\"7\"}"), "wrong_type:seq"),
+          KV.of(
+              reading("dev-0001", "\"humidity\"", "40", "\"%\"").replace("}", ",\"seq\":\"7\"}"),
+              "wrong_type:seq"),
           KV.of(heartbeat("\"87\"", "-67", "\"ok\""), "wrong_type:battery_pct"),
           KV.of(heartbeat("101", "-67", "\"ok\""), "out_of_range:battery_pct"),
           KV.of(heartbeat("-0.1", "-67", "\"ok\""), "out_of_range:battery_pct"),
@@ -70,10 +90,12 @@ class ValidateAndEnrichTest {
           KV.of(heartbeat("50", "null", "\"ok\""), "missing_rssi_dbm"),
           KV.of(heartbeat("50", "-67", "\"fine\""), "invalid_status"),
           KV.of(heartbeat("50", "-67", "null"), "missing_status"),
-          KV.of(heartbeat("50", "-67", "\"ok\"").replace("dev-0001", "dev-4242"), "unknown_device"));
+          KV.of(
+              heartbeat("50", "-67", "\"ok\"").replace("dev-0001", "dev-4242"), "unknown_device"));
 
   private static BronzeEvent bronze(String line, long offset) {
-    return IngestToBronze.classify(RawEvent.of(line, "file", "t.ndjson", null, offset, null), new Instant(0));
+    return IngestToBronze.classify(
+        RawEvent.of(line, "file", "t.ndjson", null, offset, null), new Instant(0));
   }
 
   @Test
@@ -97,8 +119,11 @@ class ValidateAndEnrichTest {
             out.get(ValidateAndEnrich.QUARANTINE)
                 .apply(
                     MapElements.into(
-                            TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings()))
-                        .via((DeadLetter d) -> KV.of(d.getOriginalPayload(), d.getStage() + "|" + d.getReason()))))
+                            TypeDescriptors.kvs(
+                                TypeDescriptors.strings(), TypeDescriptors.strings()))
+                        .via(
+                            (DeadLetter d) ->
+                                KV.of(d.getOriginalPayload(), d.getStage() + "|" + d.getReason()))))
         .containsInAnyOrder(expected);
     p.run();
   }
@@ -123,9 +148,21 @@ class ValidateAndEnrichTest {
                     MapElements.into(TypeDescriptors.strings())
                         .via(
                             (SensorReading r) ->
-                                r.getDeviceId() + "|" + r.getSite() + "|" + r.getZone() + "|"
-                                    + r.getSensorType() + "|" + r.getValue() + "|" + r.getUnit()
-                                    + "|" + r.getOriginalValue() + "|" + r.getOriginalUnit())))
+                                r.getDeviceId()
+                                    + "|"
+                                    + r.getSite()
+                                    + "|"
+                                    + r.getZone()
+                                    + "|"
+                                    + r.getSensorType()
+                                    + "|"
+                                    + r.getValue()
+                                    + "|"
+                                    + r.getUnit()
+                                    + "|"
+                                    + r.getOriginalValue()
+                                    + "|"
+                                    + r.getOriginalUnit())))
         .containsInAnyOrder(
             "dev-0003|paris|z1|temperature|100.0|C|212.0|F",
             "dev-0001|berlin|z1|humidity|0.0|%|0.0|%");

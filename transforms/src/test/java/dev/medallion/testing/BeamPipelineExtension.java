@@ -35,8 +35,7 @@ public class BeamPipelineExtension implements ParameterResolver, InvocationInter
       ReflectiveInvocationContext<Method> invocationContext,
       ExtensionContext context)
       throws Throwable {
-    TestPipeline pipeline =
-        context.getStore(NS).get("pipeline", TestPipeline.class);
+    TestPipeline pipeline = context.getStore(NS).get("pipeline", TestPipeline.class);
     if (pipeline == null) {
       invocation.proceed();
       return;

@@ -26,8 +26,16 @@ public final class Events {
       String device, String type, double value, String ts, @Nullable String receivedAt) {
     Device d = DEVICES.get(device);
     Instant t = at(ts);
-    String payload = "{\"device_id\":\"" + device + "\",\"sensor_type\":\"" + type + "\",\"value\":"
-        + value + ",\"ts\":\"" + ts + "\"}";
+    String payload =
+        "{\"device_id\":\""
+            + device
+            + "\",\"sensor_type\":\""
+            + type
+            + "\",\"value\":"
+            + value
+            + ",\"ts\":\""
+            + ts
+            + "\"}";
     return SensorReading.builder()
         .setDeviceId(device)
         .setSite(d.getSite())
@@ -52,11 +60,26 @@ public final class Events {
   }
 
   public static Heartbeat heartbeat(
-      String device, double battery, long rssi, String status, String ts, @Nullable String receivedAt) {
+      String device,
+      double battery,
+      long rssi,
+      String status,
+      String ts,
+      @Nullable String receivedAt) {
     Device d = DEVICES.get(device);
     Instant t = at(ts);
-    String payload = "{\"device_id\":\"" + device + "\",\"battery_pct\":" + battery + ",\"rssi_dbm\":"
-        + rssi + ",\"status\":\"" + status + "\",\"ts\":\"" + ts + "\"}";
+    String payload =
+        "{\"device_id\":\""
+            + device
+            + "\",\"battery_pct\":"
+            + battery
+            + ",\"rssi_dbm\":"
+            + rssi
+            + ",\"status\":\""
+            + status
+            + "\",\"ts\":\""
+            + ts
+            + "\"}";
     return Heartbeat.builder()
         .setDeviceId(device)
         .setSite(d.getSite())
