@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Throughput and peak memory of the IoT pipeline replaying generated NDJSON on the DirectRunner,
+# with Beam's immutability/encodability checks on (the default) and off.
+#   bench/iot-replay.sh [minutes-of-event-time] [devices]
+# Prints one line per configuration: lines, seconds, lines/s, peak RSS. Builds first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+minutes=${1:-60}
+devices=${2:-100}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mvn -B -q -DskipTests package
+cp=$(cd pipelines && mvn -B -q dependency:build-classpath -Dmdep.outputFile=/dev/stdout -Dmdep.includeScope=runtime)
+cp="pipelines/target/classes:transforms/target/classes:generator/target/classes:$cp"
+java -cp "$cp" dev.medallion.pipelines.Medallion generate --seed 1 --devices "$devices" \
+  --duration-minutes "$minutes" --malformed 0.01 --duplicates 0.02 --out-of-range 0.01 \
+  --registry "$work/devices.csv" > "$work/events.ndjson" 2>/dev/null
+lines=$(wc -l < "$work/events.ndjson")
+for checks in on off; do
+  flags=()
+  [ "$checks" = off ] && flags=(--enforceImmutability=false --enforceEncodability=false)
+  start=$(date +%s.%N)
+  /usr/bin/time -f "%M" -o "$work/rss" java -Xmx4g -cp "$cp" dev.medallion.pipelines.Medallion run \
+    --input="$work/events.ndjson" --devices="$work/devices.csv" --lakehouse="$work/lake-$checks" \
+    "${flags[@]}" > /dev/null 2>&1
+  end=$(date +%s.%N)
+  awk -v l="$lines" -v s="$start" -v e="$end" -v c="$checks" -v rss="$(cat "$work/rss")" \
+    'BEGIN { printf "DirectRunner replay, checks %-3s: %d lines in %.1f s = %.0f lines/s, peak RSS %.0f MB\n", c, l, e - s, l / (e - s), rss / 1024 }'
+done
