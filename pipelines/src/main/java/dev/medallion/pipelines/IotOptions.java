@@ -1,33 +1,15 @@
 package dev.medallion.pipelines;
 
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
-import java.util.concurrent.ThreadLocalRandom;
 import org.apache.beam.sdk.options.Default;
-import org.apache.beam.sdk.options.DefaultValueFactory;
 import org.apache.beam.sdk.options.Description;
-import org.apache.beam.sdk.options.PipelineOptions;
 
 /** Options of the streaming IoT pipeline and its stages. The same flags work on every runner. */
-public interface IotOptions extends PipelineOptions {
-  @Description("Root folder of the lakehouse (local path or s3://bucket/prefix).")
-  @Default.String("lakehouse")
-  String getLakehouse();
-
-  void setLakehouse(String value);
-
+public interface IotOptions extends LakehouseOptions {
   @Description("Device registry CSV: device_id,site,zone,latitude,longitude,model,installed_at.")
   @Default.String("testdata/devices.csv")
   String getDevices();
 
   void setDevices(String value);
-
-  @Description(
-      "NDJSON files to replay (a file pattern). Empty: run the built-in generator instead.")
-  @Default.String("")
-  String getInput();
-
-  void setInput(String value);
 
   @Description("Allowed lateness of a record after its 1-minute window closed, in seconds.")
   @Default.Integer(120)
@@ -43,23 +25,11 @@ public interface IotOptions extends PipelineOptions {
 
   void setWatermarkSlackSeconds(int value);
 
-  @Description("Files written per partition and flush.")
-  @Default.Integer(1)
-  int getNumShards();
-
-  void setNumShards(int value);
-
   @Description("Seconds between two flushes of the table writers in streaming.")
   @Default.Integer(5)
   int getFlushSeconds();
 
   void setFlushSeconds(int value);
-
-  @Description("Names this run's files (part-<runId>-…); default: the time it started.")
-  @Default.InstanceFactory(RunIdFactory.class)
-  String getRunId();
-
-  void setRunId(String value);
 
   // --- the built-in generator (used when --input is empty) ---
 
@@ -137,15 +107,4 @@ public interface IotOptions extends PipelineOptions {
   double getMissingHeartbeatRate();
 
   void setMissingHeartbeatRate(double value);
-
-  /** {@code run-20261129T101530-ab12}. */
-  class RunIdFactory implements DefaultValueFactory<String> {
-    @Override
-    public String create(PipelineOptions options) {
-      return "run-"
-          + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss"))
-          + "-"
-          + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
-    }
-  }
 }

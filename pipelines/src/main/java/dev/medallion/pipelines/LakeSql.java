@@ -33,27 +33,11 @@ public final class LakeSql implements AutoCloseable {
     connection = DriverManager.getConnection("jdbc:duckdb:");
     execute("SET TimeZone = 'UTC'");
     Lakehouse lake = new Lakehouse(lakehouseRoot);
-    for (String table :
-        List.of(
-            Lakehouse.BRONZE_IOT,
-            Lakehouse.SILVER_READINGS,
-            Lakehouse.SILVER_HEARTBEATS,
-            Lakehouse.GOLD_DEVICE_MINUTE,
-            Lakehouse.GOLD_SITE_MINUTE,
-            Lakehouse.QUARANTINE_IOT)) {
-      Path dir = Path.of(lake.table(table));
-      String view = table.replace('/', '_');
+    for (Catalog.Table table : Catalog.TABLES) {
+      Path dir = Path.of(lake.table(table.path()));
       if (hasParquet(dir)) {
-        execute(
-            "CREATE VIEW "
-                + view
-                + " AS SELECT * FROM read_parquet('"
-                + dir.toAbsolutePath()
-                    .toString()
-                    .replace("'", "''")
-                    .replace(File.separatorChar, '/')
-                + "/**/*.parquet', hive_partitioning = false, union_by_name = true)");
-        tables.put(view, scalarLong("SELECT count(*) FROM " + view));
+        execute("CREATE VIEW " + table.name() + " AS SELECT * FROM " + readParquet(dir, table));
+        tables.put(table.name(), scalarLong("SELECT count(*) FROM " + table.name()));
       }
     }
     if (tables.containsKey("gold_device_minute")) {
@@ -72,6 +56,41 @@ public final class LakeSql implements AutoCloseable {
               + "SELECT *, row_number() OVER (PARTITION BY site, window_start"
               + " ORDER BY pane_index DESC) AS pane_rank FROM gold_site_minute) WHERE pane_rank = 1");
     }
+  }
+
+  /**
+   * {@code read_parquet} over a table folder with hive partitioning, the partition columns typed as
+   * the table's schema declares them, so filters on them prune folders.
+   */
+  static String readParquet(Path dir, Catalog.Table table) {
+    StringBuilder types = new StringBuilder();
+    for (String column : table.partitions()) {
+      types
+          .append(types.length() == 0 ? "" : ", ")
+          .append('\'')
+          .append(column)
+          .append("': '")
+          .append(duckType(table.schema().getField(column).getType()))
+          .append('\'');
+    }
+    return "read_parquet('"
+        + dir.toAbsolutePath().toString().replace("'", "''").replace(File.separatorChar, '/')
+        + "/**/*.parquet', hive_partitioning = true, hive_types = {"
+        + types
+        + "}, union_by_name = true)";
+  }
+
+  /** The DuckDB type of a Beam field type, as DESCRIBE prints it. */
+  static String duckType(org.apache.beam.sdk.schemas.Schema.FieldType t) {
+    return switch (t.getTypeName()) {
+      case STRING -> "VARCHAR";
+      case DOUBLE -> "DOUBLE";
+      case INT64 -> "BIGINT";
+      case INT32 -> "INTEGER";
+      case BOOLEAN -> "BOOLEAN";
+      case DATETIME -> "TIMESTAMP WITH TIME ZONE";
+      default -> t.getTypeName().name();
+    };
   }
 
   private static boolean hasParquet(Path dir) throws IOException {

@@ -8,6 +8,11 @@ public record Lakehouse(String root) {
   public static final String GOLD_DEVICE_MINUTE = "gold/device_minute";
   public static final String GOLD_SITE_MINUTE = "gold/site_minute";
   public static final String QUARANTINE_IOT = "quarantine/iot_events";
+  public static final String BRONZE_USERS = "bronze/user_events";
+  public static final String SILVER_USERS = "silver/user_events";
+  public static final String GOLD_USER_FEATURES = "gold/user_features";
+  public static final String QUARANTINE_USERS = "quarantine/user_events";
+  public static final String MANIFEST_USERS = "bronze/user_events/_manifest";
 
   public String table(String name) {
     return root.endsWith("/") ? root + name : root + "/" + name;

@@ -21,6 +21,7 @@ public final class Medallion {
         silver     only Silver: bronze/iot_events -> silver/* and quarantine
         gold       only Gold: silver/* -> gold/device_minute, gold/site_minute
         validate   check every layer of a lakehouse; exits 1 when a check fails
+        users      the batch user-features pipeline: raw NDJSON -> Bronze -> Silver -> Gold
         generate   NDJSON sensor events (see generate --help)
       Pipeline flags (run, bronze, silver, gold): see `medallion run --help`.""";
 
@@ -41,6 +42,7 @@ public final class Medallion {
         case "silver" -> IotJob.run(IotJob.Stage.SILVER, rest);
         case "gold" -> IotJob.run(IotJob.Stage.GOLD, rest);
         case "validate" -> new CommandLine(new Validate()).execute(rest);
+        case "users" -> UserFeaturesJob.run(rest);
         case "generate" -> new CommandLine(new Generate()).execute(rest);
         case "help", "-h" -> {
           System.out.println(USAGE);
@@ -51,6 +53,9 @@ public final class Medallion {
           yield 2;
         }
       };
+    } catch (java.io.IOException | IllegalStateException e) {
+      System.err.println("medallion " + command + ": " + e.getMessage());
+      return 1;
     } catch (IllegalArgumentException e) {
       System.err.println("medallion " + command + ": " + e.getMessage());
       return 2;

@@ -328,7 +328,7 @@ public class Validate implements Callable<Integer> {
     }
     List<String> problems = new ArrayList<>();
     for (Schema.Field f : schema.getFields()) {
-      String want = duckType(f.getType());
+      String want = LakeSql.duckType(f.getType());
       String got = actual.get(f.getName());
       if (got == null) {
         problems.add("missing " + f.getName());
@@ -346,18 +346,6 @@ public class Validate implements Callable<Integer> {
         view + " conforms to its schema",
         problems.isEmpty(),
         problems.isEmpty() ? schema.getFieldCount() + " columns" : String.join("; ", problems));
-  }
-
-  private static String duckType(Schema.FieldType t) {
-    return switch (t.getTypeName()) {
-      case STRING -> "VARCHAR";
-      case DOUBLE -> "DOUBLE";
-      case INT64 -> "BIGINT";
-      case INT32 -> "INTEGER";
-      case BOOLEAN -> "BOOLEAN";
-      case DATETIME -> "TIMESTAMP WITH TIME ZONE";
-      default -> t.getTypeName().name();
-    };
   }
 
   private static Map<String, Long> countLines(String glob) throws IOException {

@@ -5,8 +5,11 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.io.FileIO;
 import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
+import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
@@ -19,24 +22,27 @@ import org.apache.beam.sdk.values.PCollection;
  * pattern that matches nothing is an error: a replay of nothing is a mistake.
  */
 public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
-  private final String filepattern;
+  private final List<String> filepatterns;
 
-  private ReadNdjsonLines(String filepattern) {
-    this.filepattern = filepattern;
+  private ReadNdjsonLines(List<String> filepatterns) {
+    this.filepatterns = filepatterns;
   }
 
   public static ReadNdjsonLines from(String filepattern) {
-    return new ReadNdjsonLines(filepattern);
+    return new ReadNdjsonLines(List.of(filepattern));
+  }
+
+  /** Exactly these files (or patterns), each of which must match. */
+  public static ReadNdjsonLines fromFiles(List<String> files) {
+    return new ReadNdjsonLines(List.copyOf(files));
   }
 
   @Override
   public PCollection<RawEvent> expand(PBegin begin) {
     return begin
+        .apply("Patterns", Create.of(filepatterns).withCoder(StringUtf8Coder.of()))
         .apply(
-            "MatchFiles",
-            FileIO.match()
-                .filepattern(filepattern)
-                .withEmptyMatchTreatment(EmptyMatchTreatment.DISALLOW))
+            "MatchFiles", FileIO.matchAll().withEmptyMatchTreatment(EmptyMatchTreatment.DISALLOW))
         .apply("ReadMatches", FileIO.readMatches())
         .apply("ReadLines", ParDo.of(new ReadLinesFn()));
   }

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Works out Silver counts and gold/user_features for the user-event fixtures, independently of
+the Java code (written from the issue's rules). Two scenarios:
+
+  first:  a run over raw/*.ndjson
+  second: then late/*.ndjson arrives and the job runs again (incremental)
+
+Writes expected/<scenario>-user_features.csv and expected/<scenario>-counts.json.
+
+    python3 testdata/users/compute_expected.py
+"""
+import csv
+import glob
+import hashlib
+import json
+import math
+import os
+import re
+from datetime import date, datetime, timezone
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$")
+
+
+class Dup(Exception):
+    pass
+
+
+def no_dup_keys(pairs):
+    if len({k for k, _ in pairs}) != len(pairs):
+        raise Dup()
+    return dict(pairs)
+
+
+def parse_ts(v):
+    if isinstance(v, int) and not isinstance(v, bool):
+        ms = v
+    elif isinstance(v, str) and ISO.match(v):
+        frac = re.search(r"\.(\d+)", v)
+        base = re.sub(r"\.\d+", "", v).replace("Z", "+00:00")
+        if len(base) == len("2026-11-29T10:15+00:00"):
+            base = base[:16] + ":00" + base[16:]
+        ms = int(datetime.fromisoformat(base).timestamp()) * 1000
+        ms += int(frac.group(1)[:3].ljust(3, "0")) if frac else 0
+    else:
+        return None
+    return ms if 0 <= ms < 253402300800000 else None
+
+
+def utc(ms):
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+
+
+def key_text(v):
+    return v if isinstance(v, str) and v.strip() else None
+
+
+def scenario(batches):
+    counts = dict(lines=0, bronze=0, bronze_dead=0, silver=0, quarantined=0, duplicates=0)
+    candidates = {}
+    for batch, pattern in enumerate(batches):
+        for path in sorted(glob.glob(os.path.join(HERE, pattern))):
+            lines = open(path, encoding="utf-8").read().split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+            for no, line in enumerate(lines, 1):
+                counts["lines"] += 1
+                try:
+                    obj = json.loads(line, object_pairs_hook=no_dup_keys) if line.strip() else None
+                except (ValueError, Dup):
+                    obj = None
+                if not isinstance(obj, dict):
+                    counts["bronze_dead"] += 1
+                    continue
+                counts["bronze"] += 1
+                user, etype = key_text(obj.get("user_id")), key_text(obj.get("event_type"))
+                ts = parse_ts(obj.get("event_timestamp"))
+                if user is None or etype is None or ts is None:
+                    counts["quarantined"] += 1
+                    continue
+                candidates.setdefault((user, ts), []).append(((batch, path, no), etype))
+    events = []
+    for (user, ts), copies in candidates.items():
+        copies.sort()
+        counts["silver"] += 1
+        counts["duplicates"] += len(copies) - 1
+        events.append((user, ts, copies[0][1]))
+    as_of = max(utc(ts).date() for _, ts, _ in events)
+    rows = []
+    for user in sorted({u for u, _, _ in events}):
+        mine = sorted((ts, t) for u, ts, t in events if u == user and utc(ts).date() <= as_of)
+        n = {t: sum(1 for _, x in mine if x == t) for t in ("click", "purchase", "view", "add_to_cart")}
+        last_ts, last_type = mine[-1]
+        last_iso = utc(last_ts).strftime("%Y-%m-%dT%H:%M:%S.") + f"{last_ts % 1000:03d}Z"
+        text = f"{user}|{n['click']}|{n['purchase']}|{last_type}|{last_iso}"
+        rows.append([user, last_iso, last_type, n["click"], n["purchase"], n["view"],
+                     n["add_to_cart"], len(mine),
+                     utc(mine[0][0]).strftime("%Y-%m-%dT%H:%M:%S.") + f"{mine[0][0] % 1000:03d}Z",
+                     (as_of - utc(last_ts).date()).days,
+                     hashlib.sha256(text.encode("utf-8")).hexdigest(), as_of.isoformat()])
+    return counts, rows
+
+
+def main():
+    out = os.path.join(HERE, "expected")
+    os.makedirs(out, exist_ok=True)
+    for name, batches in [("first", ["raw/*.ndjson"]), ("second", ["raw/*.ndjson", "late/*.ndjson"])]:
+        counts, rows = scenario(batches)
+        with open(os.path.join(out, f"{name}-user_features.csv"), "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["user_id", "last_event_timestamp", "last_event_type", "click_count",
+                        "purchase_count", "view_count", "add_to_cart_count", "event_count",
+                        "first_event_timestamp", "days_since_last_event", "last_feature_hash",
+                        "as_of_date"])
+            w.writerows(rows)
+        with open(os.path.join(out, f"{name}-counts.json"), "w") as f:
+            json.dump(counts, f, indent=2, sort_keys=True)
+            f.write("\n")
+        print(name, counts)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+package dev.medallion.bronze;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.medallion.common.EventTimestamps;
+import dev.medallion.common.InvalidRecordException;
+import dev.medallion.common.Json;
+import dev.medallion.common.Rejections;
+import dev.medallion.records.DeadLetter;
+import dev.medallion.records.RawEvent;
+import dev.medallion.records.UserEventBronze;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/**
+ * Bronze for user events: every line that is a JSON object becomes a {@link UserEventBronze}, kept
+ * verbatim with its file, line and ingest time, and typed {@code user_id}, {@code event_type} and
+ * {@code event_timestamp} where they are valid (null where not: Silver decides). Any other line is
+ * a dead letter: {@code empty_line}, {@code not_json}, {@code not_object}.
+ */
+public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollectionTuple> {
+  public static final TupleTag<UserEventBronze> EVENTS = new TupleTag<>() {};
+  public static final TupleTag<DeadLetter> DEAD_LETTERS = new TupleTag<>() {};
+
+  private final Instant ingestTs;
+
+  private IngestUserEvents(Instant ingestTs) {
+    this.ingestTs = ingestTs;
+  }
+
+  /**
+   * @param ingestTs the ingest time of every row of this run: one instant per run, so that "the
+   *     first ingested copy" of a duplicate is well defined
+   */
+  public static IngestUserEvents at(Instant ingestTs) {
+    return new IngestUserEvents(ingestTs);
+  }
+
+  @Override
+  public PCollectionTuple expand(PCollection<RawEvent> lines) {
+    return lines.apply(
+        "ParseUserEvent",
+        ParDo.of(new ParseUserEventFn(ingestTs))
+            .withOutputTags(EVENTS, TupleTagList.of(DEAD_LETTERS)));
+  }
+
+  static class ParseUserEventFn extends DoFn<RawEvent, UserEventBronze> {
+    private final Instant now;
+
+    ParseUserEventFn(Instant ingestTs) {
+      this.now = ingestTs;
+    }
+
+    @ProcessElement
+    public void process(@Element RawEvent raw, MultiOutputReceiver out) {
+      try {
+        out.get(EVENTS).output(parse(raw, now));
+        Rejections.accepted(STAGE).inc();
+      } catch (InvalidRecordException e) {
+        Rejections.count(STAGE, e.getReason());
+        out.get(DEAD_LETTERS)
+            .output(
+                DeadLetter.of(
+                    DeadLetter.BRONZE,
+                    e.getReason(),
+                    e.getMessage(),
+                    raw.getPayload(),
+                    raw.lineId(),
+                    raw.getSourceName(),
+                    null,
+                    now));
+      }
+    }
+  }
+
+  static final String STAGE = "bronze_user";
+
+  /** The Bronze rule for one user-event line. */
+  public static UserEventBronze parse(RawEvent raw, Instant ingestTs) {
+    if (raw.getPayload().isBlank()) {
+      throw new InvalidRecordException("empty_line", "the line is empty");
+    }
+    ObjectNode json = Json.parseObject(raw.getPayload());
+    return UserEventBronze.of(
+        textOrNull(json.get("user_id")),
+        textOrNull(json.get("event_type")),
+        timestampOrNull(json.get("event_timestamp")),
+        raw,
+        ingestTs);
+  }
+
+  private static @Nullable String textOrNull(@Nullable JsonNode v) {
+    return v != null && v.isTextual() && !v.asText().isBlank() ? v.asText() : null;
+  }
+
+  private static @Nullable Instant timestampOrNull(@Nullable JsonNode v) {
+    try {
+      return EventTimestamps.parse(v, "event_timestamp");
+    } catch (InvalidRecordException e) {
+      return null;
+    }
+  }
+}

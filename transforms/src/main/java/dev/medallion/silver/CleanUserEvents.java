@@ -1,0 +1,182 @@
+package dev.medallion.silver;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.medallion.common.EventTimestamps;
+import dev.medallion.common.InvalidRecordException;
+import dev.medallion.common.Json;
+import dev.medallion.common.Rejections;
+import dev.medallion.records.DeadLetter;
+import dev.medallion.records.UserEvent;
+import dev.medallion.records.UserEventBronze;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.GroupByKey;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/**
+ * Silver for user events, over the whole of Bronze: records whose key field ({@code user_id},
+ * {@code event_type}, {@code event_timestamp}) is missing, null or unparseable go to {@link
+ * #QUARANTINE} with the reason; a non-key field of the wrong type ({@code "price":"n/a"}) becomes
+ * null and is named in {@code invalid_fields}. Events with the same {@code (user_id,
+ * event_timestamp)} instant, across all files and runs, are one event: the first ingested copy
+ * (earliest run, then file name, then line number) is kept, so a later file never displaces it; the
+ * others go to {@link #DUPLICATES} with reason {@code duplicate}. The result depends only on
+ * Bronze's rows, so a rerun gives the same table.
+ */
+public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PCollectionTuple> {
+  public static final TupleTag<UserEvent> EVENTS = new TupleTag<>() {};
+  public static final TupleTag<DeadLetter> QUARANTINE = new TupleTag<>() {};
+  public static final TupleTag<DeadLetter> DUPLICATES = new TupleTag<>() {};
+
+  static final String STAGE = "silver_user";
+
+  public static CleanUserEvents create() {
+    return new CleanUserEvents();
+  }
+
+  @Override
+  public PCollectionTuple expand(PCollection<UserEventBronze> bronze) {
+    PCollectionTuple valid =
+        bronze.apply(
+            "ValidateKeys",
+            ParDo.of(new ValidateFn()).withOutputTags(EVENTS, TupleTagList.of(QUARANTINE)));
+    PCollectionTuple deduped =
+        valid
+            .get(EVENTS)
+            .apply(
+                "KeyByUserAndInstant",
+                WithKeys.of(
+                        (UserEvent e) -> e.getUserId() + "|" + e.getEventTimestamp().getMillis())
+                    .withKeyType(TypeDescriptors.strings()))
+            .apply("GroupDuplicates", GroupByKey.create())
+            .apply(
+                "KeepFirst",
+                ParDo.of(new KeepFirstFn()).withOutputTags(EVENTS, TupleTagList.of(DUPLICATES)));
+    return PCollectionTuple.of(EVENTS, deduped.get(EVENTS))
+        .and(QUARANTINE, valid.get(QUARANTINE))
+        .and(DUPLICATES, deduped.get(DUPLICATES));
+  }
+
+  static class ValidateFn extends DoFn<UserEventBronze, UserEvent> {
+    @ProcessElement
+    public void process(@Element UserEventBronze b, MultiOutputReceiver out) {
+      try {
+        out.get(EVENTS).output(toUserEvent(b));
+      } catch (InvalidRecordException e) {
+        Rejections.count(STAGE, e.getReason());
+        out.get(QUARANTINE)
+            .output(
+                DeadLetter.of(
+                    DeadLetter.SILVER,
+                    e.getReason(),
+                    e.getMessage(),
+                    b.getRawLine(),
+                    b.getSource(),
+                    b.getSourceFile(),
+                    b.getEventTimestamp(),
+                    b.getIngestTs()));
+      }
+    }
+  }
+
+  /** The first ingested copy: earliest ingest time (one per run), then file name, then line. */
+  private static final Comparator<UserEvent> FIRST =
+      Comparator.comparing(UserEvent::getIngestTs)
+          .thenComparing(UserEvent::getSourceFile)
+          .thenComparingLong(UserEvent::getLineNumber);
+
+  static class KeepFirstFn extends DoFn<KV<String, Iterable<UserEvent>>, UserEvent> {
+    private final Counter duplicates = Metrics.counter(Rejections.NAMESPACE, STAGE + "_duplicates");
+
+    @ProcessElement
+    public void process(@Element KV<String, Iterable<UserEvent>> group, MultiOutputReceiver out) {
+      List<UserEvent> all = new ArrayList<>();
+      group.getValue().forEach(all::add);
+      all.sort(FIRST);
+      UserEvent kept = all.get(0);
+      Rejections.accepted(STAGE).inc();
+      out.get(EVENTS).output(kept);
+      for (UserEvent d : all.subList(1, all.size())) {
+        duplicates.inc();
+        out.get(DUPLICATES)
+            .output(
+                DeadLetter.of(
+                    DeadLetter.SILVER,
+                    "duplicate",
+                    "same user_id and event_timestamp instant as " + kept.getSource(),
+                    "",
+                    d.getSource(),
+                    d.getSourceFile(),
+                    d.getEventTimestamp(),
+                    d.getIngestTs()));
+      }
+    }
+  }
+
+  /** The Silver rule for one Bronze row. */
+  public static UserEvent toUserEvent(UserEventBronze b) {
+    ObjectNode json = Json.parseObject(b.getRawLine());
+    String userId = Json.requireText(json, "user_id");
+    String eventType = Json.requireText(json, "event_type");
+    Instant ts = EventTimestamps.parse(json.get("event_timestamp"), "event_timestamp");
+    List<String> invalid = new ArrayList<>();
+    return UserEvent.builder()
+        .setEventId(optionalText(json, "event_id", invalid))
+        .setUserId(userId)
+        .setEventType(eventType)
+        .setEventTimestamp(ts)
+        .setEventDate(EventTimestamps.utcDate(ts))
+        .setSessionId(optionalText(json, "session_id", invalid))
+        .setProductId(optionalText(json, "product_id", invalid))
+        .setPrice(optionalNumber(json, "price", invalid))
+        .setDevice(optionalText(json, "device", invalid))
+        .setCountry(optionalText(json, "country", invalid))
+        .setInvalidFields(invalid.isEmpty() ? null : String.join(",", invalid))
+        .setSource(b.getSource())
+        .setSourceFile(b.getSourceFile())
+        .setLineNumber(b.getLineNumber())
+        .setIngestTs(b.getIngestTs())
+        .build();
+  }
+
+  private static @Nullable String optionalText(
+      ObjectNode json, String field, List<String> invalid) {
+    JsonNode v = json.get(field);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isTextual()) {
+      invalid.add(field);
+      return null;
+    }
+    return v.asText();
+  }
+
+  private static @Nullable Double optionalNumber(
+      ObjectNode json, String field, List<String> invalid) {
+    JsonNode v = json.get(field);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isNumber() || !Double.isFinite(v.asDouble())) {
+      invalid.add(field);
+      return null;
+    }
+    return v.asDouble();
+  }
+}
