@@ -1,10 +1,5 @@
 package dev.medallion.pipelines;
 
-import dev.medallion.records.BronzeEvent;
-import dev.medallion.records.DeadLetter;
-import dev.medallion.records.DeviceMinute;
-import dev.medallion.records.Heartbeat;
-import dev.medallion.records.SensorReading;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -18,8 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
-import org.apache.beam.sdk.schemas.Schema;
-import org.apache.beam.sdk.schemas.SchemaRegistry;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -108,7 +101,7 @@ public class Validate implements Callable<Integer> {
         "every line at most once (rows + dead letters)",
         dup == 0,
         total + " lines, " + dup + " held more than once");
-    conforms(sql, "bronze", "bronze_iot_events", BronzeEvent.class);
+    conforms(sql, "bronze", "bronze_iot_events");
     if (input == null) {
       check("bronze", "every input line present", true, "skipped: no --input given");
       return;
@@ -149,7 +142,7 @@ public class Validate implements Callable<Integer> {
     String readings = sql.has("silver_sensor_readings") ? "silver_sensor_readings" : null;
     String heartbeats = sql.has("silver_device_heartbeats") ? "silver_device_heartbeats" : null;
     if (readings != null) {
-      conforms(sql, "silver", readings, SensorReading.class);
+      conforms(sql, "silver", readings);
       long bad =
           sql.scalarLong(
               "SELECT count(*) FROM "
@@ -162,7 +155,7 @@ public class Validate implements Callable<Integer> {
       check("silver", "readings: types, units and ranges valid", bad == 0, bad + " invalid rows");
     }
     if (heartbeats != null) {
-      conforms(sql, "silver", heartbeats, Heartbeat.class);
+      conforms(sql, "silver", heartbeats);
       long bad =
           sql.scalarLong(
               "SELECT count(*) FROM "
@@ -209,7 +202,7 @@ public class Validate implements Callable<Integer> {
       check("gold", "table exists", false, "no Parquet files under gold/device_minute");
       return;
     }
-    conforms(sql, "gold", "gold_device_minute", DeviceMinute.class);
+    conforms(sql, "gold", "gold_device_minute");
     long misaligned =
         sql.scalarLong(
             "SELECT count(*) FROM gold_device_minute WHERE epoch_ms(window_start) % 60000 <> 0"
@@ -319,33 +312,12 @@ public class Validate implements Callable<Integer> {
         + ") > 1e-9";
   }
 
-  /** Column names and types of a table against its record's Beam schema. */
-  private void conforms(LakeSql sql, String layer, String view, Class<?> record) throws Exception {
-    Schema schema = SchemaRegistry.createDefault().getSchema(record);
-    Map<String, String> actual = new LinkedHashMap<>();
-    for (List<Object> row : sql.rows("DESCRIBE " + view)) {
-      actual.put(String.valueOf(row.get(0)), String.valueOf(row.get(1)));
-    }
-    List<String> problems = new ArrayList<>();
-    for (Schema.Field f : schema.getFields()) {
-      String want = LakeSql.duckType(f.getType());
-      String got = actual.get(f.getName());
-      if (got == null) {
-        problems.add("missing " + f.getName());
-      } else if (!got.equals(want)) {
-        problems.add(f.getName() + " is " + got + ", declared " + want);
-      }
-    }
-    for (String col : actual.keySet()) {
-      if (!schema.hasField(col)) {
-        problems.add("undeclared column " + col);
-      }
-    }
-    check(
-        layer,
-        view + " conforms to its schema",
-        problems.isEmpty(),
-        problems.isEmpty() ? schema.getFieldCount() + " columns" : String.join("; ", problems));
+  /** Column names and types of a table against its declared schema. */
+  private void conforms(LakeSql sql, String layer, String view) throws Exception {
+    Catalog.Table table = Catalog.table(view);
+    List<String> problems = Quality.schemaProblems(sql, table);
+    check(layer, view + " conforms to its schema", problems.isEmpty(),
+        problems.isEmpty() ? table.schema().getFieldCount() + " columns" : String.join("; ", problems));
   }
 
   private static Map<String, Long> countLines(String glob) throws IOException {
@@ -375,5 +347,4 @@ public class Validate implements Callable<Integer> {
     return out;
   }
 
-  static final Class<?> DEAD_LETTER = DeadLetter.class;
 }
