@@ -22,6 +22,7 @@ public final class Medallion {
         gold       only Gold: silver/* -> gold/device_minute, gold/site_minute
         validate   check every layer of a lakehouse; exits 1 when a check fails
         users      the batch user-features pipeline: raw NDJSON -> Bronze -> Silver -> Gold
+        query      SQL over the catalog's tables (embedded DuckDB), with the partitions and files read
         quality    data-quality checks of a table, JSON and Markdown reports; exits 1 on failure
         generate   NDJSON sensor events (see generate --help)
       Pipeline flags (run, bronze, silver, gold): see `medallion run --help`.""";
@@ -45,6 +46,7 @@ public final class Medallion {
         case "validate" -> new CommandLine(new Validate()).execute(rest);
         case "users" -> UserFeaturesJob.run(rest);
         case "quality" -> new CommandLine(new Quality()).execute(rest);
+        case "query" -> new CommandLine(new Query()).execute(rest);
         case "generate" -> new CommandLine(new Generate()).execute(rest);
         case "help", "-h" -> {
           System.out.println(USAGE);
