@@ -132,9 +132,14 @@ public final class Catalog {
 
   /** The names and folders of the tables a lakehouse's catalog lists. */
   public static List<String[]> read(String lakehouse) throws IOException {
-    ResourceId file =
-        FileSystems.matchSingleFileSpec(new Lakehouse(lakehouse).table("_catalog/tables.json"))
-            .resourceId();
+    String path = new Lakehouse(lakehouse).table("_catalog/tables.json");
+    ResourceId file;
+    try {
+      file = FileSystems.matchSingleFileSpec(path).resourceId();
+    } catch (java.io.FileNotFoundException e) {
+      throw new IllegalArgumentException(
+          "no catalog at " + path + ": run a pipeline on this lakehouse first");
+    }
     JsonNode root;
     try (var in = Channels.newInputStream(FileSystems.open(file))) {
       root = Json.mapper().readTree(in);

@@ -31,6 +31,17 @@ public final class Medallion {
     System.exit(run(args));
   }
 
+  /** Runs a picocli command; its failures print one line, never a stack trace. */
+  private static int execute(Object command, String[] args) {
+    CommandLine cli = new CommandLine(command);
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          commandLine.getErr().println("medallion " + commandLine.getCommandName() + ": " + e.getMessage());
+          return e instanceof IllegalArgumentException ? 2 : 1;
+        });
+    return cli.execute(args);
+  }
+
   static int run(String[] args) {
     String command = args.length == 0 || args[0].startsWith("--") ? "run" : args[0];
     String[] rest =
@@ -43,11 +54,11 @@ public final class Medallion {
         case "bronze" -> IotJob.run(IotJob.Stage.BRONZE, rest);
         case "silver" -> IotJob.run(IotJob.Stage.SILVER, rest);
         case "gold" -> IotJob.run(IotJob.Stage.GOLD, rest);
-        case "validate" -> new CommandLine(new Validate()).execute(rest);
+        case "validate" -> execute(new Validate(), rest);
         case "users" -> UserFeaturesJob.run(rest);
-        case "quality" -> new CommandLine(new Quality()).execute(rest);
-        case "query" -> new CommandLine(new Query()).execute(rest);
-        case "generate" -> new CommandLine(new Generate()).execute(rest);
+        case "quality" -> execute(new Quality(), rest);
+        case "query" -> execute(new Query(), rest);
+        case "generate" -> execute(new Generate(), rest);
         case "help", "-h" -> {
           System.out.println(USAGE);
           yield 0;
