@@ -44,6 +44,7 @@ public final class IotJob {
 
   static int run(Stage stage, String[] args) {
     PipelineOptionsFactory.register(IotOptions.class);
+    S3Support.register();
     IotOptions options =
         PipelineOptionsFactory.fromArgs(args).withValidation().as(IotOptions.class);
     if (options.getRunner().getSimpleName().equals("DirectRunner")
@@ -54,6 +55,12 @@ public final class IotJob {
       options = PipelineOptionsFactory.fromArgs(withFlag).withValidation().as(IotOptions.class);
     }
     FileSystems.setDefaultPipelineOptions(options);
+    try {
+      Catalog.register(options.getLakehouse());
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "cannot write the catalog of " + options.getLakehouse() + ": " + e.getMessage());
+    }
     Pipeline p = Pipeline.create(options);
     build(p, stage, options);
     System.out.println(

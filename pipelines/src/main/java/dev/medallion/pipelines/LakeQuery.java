@@ -1,12 +1,9 @@
 package dev.medallion.pipelines;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.channels.Channels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.FileTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -20,25 +17,21 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.apache.beam.sdk.io.FileSystems;
-import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
 import org.apache.beam.sdk.io.fs.MatchResult;
 import org.apache.beam.sdk.schemas.Schema;
 
 /**
  * SQL over the catalog's tables with embedded DuckDB, on a local or an {@code s3://} lakehouse.
  *
- * <p>Before a query runs, Medallion works out which partitions of each table it needs: DuckDB
- * plans the query over a skeleton of the table (one empty Parquet file per partition folder) and
- * reports which folders it would read, so the pruning is DuckDB's own. Only those partitions are
- * then read: in place on a local lakehouse; on S3 their objects are first copied into a local
- * cache (kept, and reused while an object's size and time are unchanged), because the embedded
- * engine cannot read {@code s3://} offline.
+ * <p>Before a query runs, Medallion works out which partitions of each table it needs: DuckDB plans
+ * the query over a skeleton of the table (one empty Parquet file per partition folder) and reports
+ * which folders it would read, so the pruning is DuckDB's own. Only those partitions are then read:
+ * in place on a local lakehouse; on S3 their objects are first copied into the local {@link
+ * ObjectCache}, because the embedded engine cannot read {@code s3://} offline.
  */
 public final class LakeQuery implements AutoCloseable {
   /** What a query read. */
@@ -74,15 +67,15 @@ public final class LakeQuery implements AutoCloseable {
 
   private final String lakehouse;
   private final boolean remote;
-  private final Path cache;
+  private final ObjectCache cache;
   private final Path skeleton;
   private final Connection connection;
   private final Map<String, Catalog.Table> tables = new LinkedHashMap<>();
 
   public LakeQuery(String lakehouse, Path cacheRoot) throws IOException, SQLException {
     this.lakehouse = lakehouse.replaceAll("/+$", "");
-    this.remote = lakehouse.contains("://");
-    this.cache = cacheRoot.resolve(this.lakehouse.replaceAll("[^A-Za-z0-9._-]+", "_"));
+    this.remote = ObjectCache.isRemote(lakehouse);
+    this.cache = new ObjectCache(this.lakehouse, cacheRoot);
     this.skeleton = Files.createTempDirectory("medallion-skeleton");
     this.connection = DriverManager.getConnection("jdbc:duckdb:");
     execute("SET TimeZone = 'UTC'");
@@ -95,7 +88,7 @@ public final class LakeQuery implements AutoCloseable {
     Map<String, Map<String, List<MatchResult.Metadata>>> files = new LinkedHashMap<>();
     for (Catalog.Table t : tables.values()) {
       if (Pattern.compile("\\b" + t.name() + "\\b", Pattern.CASE_INSENSITIVE).matcher(sql).find()) {
-        files.put(t.name(), partitions(t));
+        files.put(t.name(), cache.partitions(t.path()));
       }
     }
     // 1) plan on the skeleton: which partitions does the query read?
@@ -110,8 +103,6 @@ public final class LakeQuery implements AutoCloseable {
       needed.put(name, neededPartitions(sql, name, files.get(name).keySet()));
     }
     // 2) read what is needed: in place, or fetched into the cache
-    int fetched = 0;
-    int reused = 0;
     int partitionsTotal = 0;
     int partitionsRead = 0;
     int filesTotal = 0;
@@ -124,10 +115,8 @@ public final class LakeQuery implements AutoCloseable {
       for (String partition : needed.get(name)) {
         filesRead += parts.get(partition).size();
         if (remote) {
-          int[] fr = fetch(tables.get(name), partition, parts.get(partition));
-          fetched += fr[0];
-          reused += fr[1];
-          globs.add(localDir(tables.get(name), partition) + "/*.parquet");
+          cache.fetch(tables.get(name).path(), partition, parts.get(partition));
+          globs.add(sqlPath(cache.localDir(tables.get(name).path(), partition)) + "/*.parquet");
         } else {
           globs.add(lakehouse + "/" + tables.get(name).path() + "/" + partition + "/*.parquet");
         }
@@ -159,31 +148,17 @@ public final class LakeQuery implements AutoCloseable {
         rows.add(row);
       }
     }
-    return new Result(columns, rows, new Stats(partitionsRead, partitionsTotal, filesRead, filesTotal, remote, fetched, reused));
-  }
-
-  /** A table's files grouped by partition folder ("event_date=2026-11-28"), via Beam's file systems. */
-  private Map<String, List<MatchResult.Metadata>> partitions(Catalog.Table t) throws IOException {
-    String root = lakehouse + "/" + t.path();
-    MatchResult m = FileSystems.match(root + "/**.parquet", EmptyMatchTreatment.ALLOW);
-    Map<String, List<MatchResult.Metadata>> out = new TreeMap<>();
-    if (m.status() != MatchResult.Status.OK) {
-      return out;
-    }
-    String prefix = FileSystems.matchNewResource(root, true).toString();
-    for (MatchResult.Metadata md : m.metadata()) {
-      String path = md.resourceId().toString();
-      if (!path.startsWith(prefix)) {
-        continue;
-      }
-      String rel = path.substring(prefix.length());
-      if (rel.startsWith("_")) {
-        continue; // _manifest, _staging
-      }
-      String partition = rel.contains("/") ? rel.substring(0, rel.lastIndexOf('/')) : "";
-      out.computeIfAbsent(partition, k -> new ArrayList<>()).add(md);
-    }
-    return out;
+    return new Result(
+        columns,
+        rows,
+        new Stats(
+            partitionsRead,
+            partitionsTotal,
+            filesRead,
+            filesTotal,
+            remote,
+            cache.fetched(),
+            cache.reused()));
   }
 
   private Path skeletonDir(String table) {
@@ -191,12 +166,16 @@ public final class LakeQuery implements AutoCloseable {
   }
 
   /** One empty Parquet file with the declared schema per partition folder (and one outside). */
-  private void writeSkeleton(Catalog.Table t, Set<String> partitions) throws IOException, SQLException {
+  private void writeSkeleton(Catalog.Table t, Set<String> partitions)
+      throws IOException, SQLException {
     StringBuilder select = new StringBuilder("SELECT ");
     List<Schema.Field> fields = t.schema().getFields();
     for (int i = 0; i < fields.size(); i++) {
-      select.append(i == 0 ? "" : ", ")
-          .append("CAST(NULL AS ").append(LakeSql.duckType(fields.get(i).getType())).append(") AS ")
+      select
+          .append(i == 0 ? "" : ", ")
+          .append("CAST(NULL AS ")
+          .append(LakeSql.duckType(fields.get(i).getType()))
+          .append(") AS ")
           .append(fields.get(i).getName());
     }
     select.append(" WHERE false");
@@ -211,8 +190,8 @@ public final class LakeQuery implements AutoCloseable {
   }
 
   /**
-   * The empty file of a table's skeleton, in a folder whose partition values are all null
-   * ({@code __HIVE_DEFAULT_PARTITION__}), so that every view has at least one file.
+   * The empty file of a table's skeleton, in a folder whose partition values are all null ({@code
+   * __HIVE_DEFAULT_PARTITION__}), so that every view has at least one file.
    */
   private Path emptyFile(Catalog.Table t) {
     Path dir = skeletonDir(t.name()).resolve("_empty");
@@ -275,56 +254,29 @@ public final class LakeQuery implements AutoCloseable {
     Catalog.Table t = tables.get(table);
     StringBuilder types = new StringBuilder();
     for (String column : t.partitions()) {
-      types.append(types.length() == 0 ? "" : ", ")
-          .append('\'').append(column).append("': '")
-          .append(LakeSql.duckType(t.schema().getField(column).getType())).append('\'');
+      types
+          .append(types.length() == 0 ? "" : ", ")
+          .append('\'')
+          .append(column)
+          .append("': '")
+          .append(LakeSql.duckType(t.schema().getField(column).getType()))
+          .append('\'');
     }
     StringBuilder list = new StringBuilder();
     for (String g : globs) {
-      list.append(list.length() == 0 ? "" : ", ").append('\'').append(g.replace("'", "''")).append('\'');
+      list.append(list.length() == 0 ? "" : ", ")
+          .append('\'')
+          .append(g.replace("'", "''"))
+          .append('\'');
     }
     execute(
-        "CREATE OR REPLACE VIEW " + table + " AS SELECT * FROM read_parquet([" + list
-            + "], hive_partitioning = true, hive_types = {" + types + "}, union_by_name = true)");
-  }
-
-  private Path localDir(Catalog.Table t, String partition) {
-    return cache.resolve(t.path()).resolve(partition);
-  }
-
-  /** Copies one partition's objects into the cache; returns {fetched, reused}. */
-  private int[] fetch(Catalog.Table t, String partition, List<MatchResult.Metadata> objects) throws IOException {
-    Path dir = localDir(t, partition);
-    Files.createDirectories(dir);
-    Set<String> wanted = new TreeSet<>();
-    int fetched = 0;
-    int reused = 0;
-    for (MatchResult.Metadata md : objects) {
-      String name = md.resourceId().getFilename();
-      wanted.add(name);
-      Path local = dir.resolve(name);
-      if (Files.exists(local)
-          && Files.size(local) == md.sizeBytes()
-          && Files.getLastModifiedTime(local).toMillis() == md.lastModifiedMillis()) {
-        reused++;
-        continue;
-      }
-      Path tmp = dir.resolve("." + name + ".part");
-      try (InputStream in = Channels.newInputStream(FileSystems.open(md.resourceId()))) {
-        Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
-      }
-      Files.move(tmp, local, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      Files.setLastModifiedTime(local, FileTime.fromMillis(md.lastModifiedMillis()));
-      fetched++;
-    }
-    try (Stream<Path> old = Files.list(dir)) {
-      for (Path f : old.toList()) {
-        if (!wanted.contains(f.getFileName().toString())) {
-          Files.delete(f); // an object that is gone from S3 is gone from the cache
-        }
-      }
-    }
-    return new int[] {fetched, reused};
+        "CREATE OR REPLACE VIEW "
+            + table
+            + " AS SELECT * FROM read_parquet(["
+            + list
+            + "], hive_partitioning = true, hive_types = {"
+            + types
+            + "}, union_by_name = true)");
   }
 
   private static String sqlPath(Path p) {

@@ -29,6 +29,17 @@ public final class LakeSql implements AutoCloseable {
   private final Connection connection;
   private final Map<String, Long> tables = new LinkedHashMap<>();
 
+  /**
+   * SQL over a lakehouse; one on {@code s3://} is mirrored into the object cache first (the whole
+   * of it: the checks that use this read every table).
+   */
+  public static LakeSql open(String lakehouse, Path cacheRoot) throws SQLException, IOException {
+    if (ObjectCache.isRemote(lakehouse)) {
+      return new LakeSql(new ObjectCache(lakehouse, cacheRoot).mirrorAll().toString());
+    }
+    return new LakeSql(lakehouse);
+  }
+
   public LakeSql(String lakehouseRoot) throws SQLException, IOException {
     connection = DriverManager.getConnection("jdbc:duckdb:");
     execute("SET TimeZone = 'UTC'");

@@ -36,7 +36,9 @@ public final class Medallion {
     CommandLine cli = new CommandLine(command);
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
-          commandLine.getErr().println("medallion " + commandLine.getCommandName() + ": " + e.getMessage());
+          commandLine
+              .getErr()
+              .println("medallion " + commandLine.getCommandName() + ": " + e.getMessage());
           return e instanceof IllegalArgumentException ? 2 : 1;
         });
     return cli.execute(args);

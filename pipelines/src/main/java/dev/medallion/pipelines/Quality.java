@@ -26,21 +26,43 @@ import picocli.CommandLine.Option;
 @Command(
     name = "quality",
     mixinStandardHelpOptions = true,
-    description = "Data-quality checks of one table; writes JSON and Markdown reports; exit 1 on a failed check.")
+    description =
+        "Data-quality checks of one table; writes JSON and Markdown reports; exit 1 on a failed check.")
 public class Quality implements Callable<Integer> {
-  @Option(names = "--lakehouse", defaultValue = "lakehouse", description = "Lakehouse root (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--lakehouse",
+      defaultValue = "lakehouse",
+      description = "Lakehouse root (default ${DEFAULT-VALUE}).")
   String lakehouse;
 
-  @Option(names = "--table", defaultValue = "silver_user_events", description = "Table name from the catalog (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--table",
+      defaultValue = "silver_user_events",
+      description = "Table name from the catalog (default ${DEFAULT-VALUE}).")
   String table;
 
-  @Option(names = "--reports", defaultValue = "reports", description = "Folder of the reports (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--reports",
+      defaultValue = "reports",
+      description = "Folder of the reports (default ${DEFAULT-VALUE}).")
   Path reports;
 
-  @Option(names = "--max-null-pct", description = "Override: largest share of nulls in a key column, in percent.")
+  @picocli.CommandLine.Unmatched List<String> beamArgs = new java.util.ArrayList<>();
+
+  @Option(
+      names = "--cache",
+      defaultValue = "${sys:user.home}/.cache/medallion",
+      description = "Local cache of an s3:// lakehouse's objects (default ${DEFAULT-VALUE}).")
+  Path cache;
+
+  @Option(
+      names = "--max-null-pct",
+      description = "Override: largest share of nulls in a key column, in percent.")
   Double maxNullPct;
 
-  @Option(names = "--max-duplicate-pct", description = "Override: largest share of rows that repeat a key, in percent.")
+  @Option(
+      names = "--max-duplicate-pct",
+      description = "Override: largest share of rows that repeat a key, in percent.")
   Double maxDuplicatePct;
 
   @Option(names = "--min-rows", description = "Override: fewest rows the table must have.")
@@ -58,15 +80,46 @@ public class Quality implements Callable<Integer> {
   static final Map<String, Profile> PROFILES =
       Map.of(
           "silver_user_events",
-              new Profile(List.of("user_id", "event_type", "event_timestamp"), List.of("user_id", "event_timestamp"), "user_id", 0, 0, 1),
+              new Profile(
+                  List.of("user_id", "event_type", "event_timestamp"),
+                  List.of("user_id", "event_timestamp"),
+                  "user_id",
+                  0,
+                  0,
+                  1),
           "bronze_user_events",
-              new Profile(List.of("user_id", "event_type", "event_timestamp"), List.of("source"), "user_id", 25, 0, 1),
+              new Profile(
+                  List.of("user_id", "event_type", "event_timestamp"),
+                  List.of("source"),
+                  "user_id",
+                  25,
+                  0,
+                  1),
           "gold_user_features",
-              new Profile(List.of("user_id", "last_event_timestamp", "last_event_type", "last_feature_hash"), List.of("user_id", "as_of_date"), "user_id", 0, 0, 1),
+              new Profile(
+                  List.of(
+                      "user_id", "last_event_timestamp", "last_event_type", "last_feature_hash"),
+                  List.of("user_id", "as_of_date"),
+                  "user_id",
+                  0,
+                  0,
+                  1),
           "silver_sensor_readings",
-              new Profile(List.of("device_id", "sensor_type", "value", "event_ts"), List.of("device_id", "sensor_type", "event_ts"), "device_id", 0, 5, 1),
+              new Profile(
+                  List.of("device_id", "sensor_type", "value", "event_ts"),
+                  List.of("device_id", "sensor_type", "event_ts"),
+                  "device_id",
+                  0,
+                  5,
+                  1),
           "silver_device_heartbeats",
-              new Profile(List.of("device_id", "battery_pct", "status", "event_ts"), List.of("device_id", "event_ts"), "device_id", 0, 5, 1));
+              new Profile(
+                  List.of("device_id", "battery_pct", "status", "event_ts"),
+                  List.of("device_id", "event_ts"),
+                  "device_id",
+                  0,
+                  5,
+                  1));
 
   /** One check: what, its measured value, its threshold, the verdict. */
   public record Check(String name, String metric, double value, String threshold, boolean passed) {}
@@ -80,7 +133,8 @@ public class Quality implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Report r = run(lakehouse, table, maxNullPct, maxDuplicatePct, minRows);
+    S3Support.configure(beamArgs);
+    Report r = run(lakehouse, cache, table, maxNullPct, maxDuplicatePct, minRows);
     String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss"));
     Files.createDirectories(reports);
     Path json = reports.resolve(table + "-" + stamp + ".json");
@@ -88,16 +142,30 @@ public class Quality implements Callable<Integer> {
     Files.writeString(json, toJson(r), StandardCharsets.UTF_8);
     Files.writeString(md, toMarkdown(r), StandardCharsets.UTF_8);
     for (Check c : r.checks()) {
-      System.out.printf(Locale.ROOT, "%-4s %-50s %s (threshold %s)%n", c.passed() ? "PASS" : "FAIL", c.name(), fmt(c.value()), c.threshold());
+      System.out.printf(
+          Locale.ROOT,
+          "%-4s %-50s %s (threshold %s)%n",
+          c.passed() ? "PASS" : "FAIL",
+          c.name(),
+          fmt(c.value()),
+          c.threshold());
     }
     System.out.println((r.passed() ? "passed" : "FAILED") + "; reports: " + json + ", " + md);
     return r.passed() ? 0 : 1;
   }
 
-  public static Report run(String lakehouse, String tableName, Double maxNull, Double maxDup, Long minRows)
+  public static Report run(
+      String lakehouse, String tableName, Double maxNull, Double maxDup, Long minRows)
+      throws Exception {
+    return run(lakehouse, null, tableName, maxNull, maxDup, minRows);
+  }
+
+  public static Report run(
+      String lakehouse, Path cache, String tableName, Double maxNull, Double maxDup, Long minRows)
       throws Exception {
     Catalog.Table table = Catalog.table(tableName);
-    Profile base = PROFILES.getOrDefault(tableName, new Profile(List.of(), List.of(), null, 100, 100, 1));
+    Profile base =
+        PROFILES.getOrDefault(tableName, new Profile(List.of(), List.of(), null, 100, 100, 1));
     Profile p =
         new Profile(
             base.keyColumns(),
@@ -107,7 +175,7 @@ public class Quality implements Callable<Integer> {
             maxDup == null ? base.maxDuplicatePct() : maxDup,
             minRows == null ? base.minRows() : minRows);
     List<Check> checks = new ArrayList<>();
-    try (LakeSql sql = new LakeSql(lakehouse)) {
+    try (LakeSql sql = LakeSql.open(lakehouse, cache)) {
       if (!sql.has(tableName)) {
         checks.add(new Check("row count", "rows", 0, ">= " + p.minRows(), p.minRows() <= 0));
         return new Report(tableName, 0, checks);
@@ -115,7 +183,8 @@ public class Quality implements Callable<Integer> {
       long rows = sql.scalarLong("SELECT count(*) FROM " + tableName);
       checks.add(new Check("row count", "rows", rows, ">= " + p.minRows(), rows >= p.minRows()));
       if (p.entity() != null) {
-        long distinct = sql.scalarLong("SELECT count(DISTINCT " + p.entity() + ") FROM " + tableName);
+        long distinct =
+            sql.scalarLong("SELECT count(DISTINCT " + p.entity() + ") FROM " + tableName);
         checks.add(new Check("distinct " + p.entity(), "count", distinct, ">= 1", distinct >= 1));
       }
       List<String> columns = columns(sql, tableName);
@@ -123,18 +192,40 @@ public class Quality implements Callable<Integer> {
         if (!columns.contains(key)) {
           continue; // reported by the schema check
         }
-        long nulls = sql.scalarLong("SELECT count(*) FROM " + tableName + " WHERE " + key + " IS NULL");
+        long nulls =
+            sql.scalarLong("SELECT count(*) FROM " + tableName + " WHERE " + key + " IS NULL");
         double pct = rows == 0 ? 0 : 100.0 * nulls / rows;
-        checks.add(new Check("nulls in " + key + " (" + nulls + " rows)", "percent", pct, "<= " + fmt(p.maxNullPct()) + " %", pct <= p.maxNullPct()));
+        checks.add(
+            new Check(
+                "nulls in " + key + " (" + nulls + " rows)",
+                "percent",
+                pct,
+                "<= " + fmt(p.maxNullPct()) + " %",
+                pct <= p.maxNullPct()));
       }
       if (!p.duplicateKey().isEmpty() && columns.containsAll(p.duplicateKey())) {
         String key = String.join(", ", p.duplicateKey());
-        long extra = rows - sql.scalarLong("SELECT count(*) FROM (SELECT DISTINCT " + key + " FROM " + tableName + ")");
+        long extra =
+            rows
+                - sql.scalarLong(
+                    "SELECT count(*) FROM (SELECT DISTINCT " + key + " FROM " + tableName + ")");
         double pct = rows == 0 ? 0 : 100.0 * extra / rows;
-        checks.add(new Check("duplicates on (" + key + ") (" + extra + " extra rows)", "percent", pct, "<= " + fmt(p.maxDuplicatePct()) + " %", pct <= p.maxDuplicatePct()));
+        checks.add(
+            new Check(
+                "duplicates on (" + key + ") (" + extra + " extra rows)",
+                "percent",
+                pct,
+                "<= " + fmt(p.maxDuplicatePct()) + " %",
+                pct <= p.maxDuplicatePct()));
       }
       List<String> problems = schemaProblems(sql, table);
-      checks.add(new Check("schema conforms (" + (problems.isEmpty() ? "ok" : String.join("; ", problems)) + ")", "problems", problems.size(), "= 0", problems.isEmpty()));
+      checks.add(
+          new Check(
+              "schema conforms (" + (problems.isEmpty() ? "ok" : String.join("; ", problems)) + ")",
+              "problems",
+              problems.size(),
+              "= 0",
+              problems.isEmpty()));
       return new Report(tableName, rows, checks);
     }
   }
@@ -179,7 +270,8 @@ public class Quality implements Callable<Integer> {
     root.put("passed", r.passed());
     ArrayNode checks = root.putArray("checks");
     for (Check c : r.checks()) {
-      checks.addObject()
+      checks
+          .addObject()
           .put("name", c.name())
           .put("metric", c.metric())
           .put("value", c.value())
@@ -192,12 +284,22 @@ public class Quality implements Callable<Integer> {
   static String toMarkdown(Report r) {
     StringBuilder md = new StringBuilder();
     md.append("# Data quality: `").append(r.table()).append("`\n\n");
-    md.append(r.passed() ? "**Passed**" : "**FAILED**").append(": ").append(r.rows()).append(" rows.\n\n");
+    md.append(r.passed() ? "**Passed**" : "**FAILED**")
+        .append(": ")
+        .append(r.rows())
+        .append(" rows.\n\n");
     md.append("| check | value | threshold | result |\n|---|---|---|---|\n");
     for (Check c : r.checks()) {
-      md.append("| ").append(c.name().replace("|", "\\|")).append(" | ").append(fmt(c.value()))
-          .append(c.metric().equals("percent") ? " %" : "").append(" | ").append(c.threshold())
-          .append(" | ").append(c.passed() ? "pass" : "**FAIL**").append(" |\n");
+      md.append("| ")
+          .append(c.name().replace("|", "\\|"))
+          .append(" | ")
+          .append(fmt(c.value()))
+          .append(c.metric().equals("percent") ? " %" : "")
+          .append(" | ")
+          .append(c.threshold())
+          .append(" | ")
+          .append(c.passed() ? "pass" : "**FAIL**")
+          .append(" |\n");
     }
     return md.toString();
   }

@@ -17,18 +17,33 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "query",
     mixinStandardHelpOptions = true,
-    description = "Run SQL over the lakehouse tables (names from its catalog) with embedded DuckDB.")
+    description =
+        "Run SQL over the lakehouse tables (names from its catalog) with embedded DuckDB.")
 public class Query implements Callable<Integer> {
-  @Option(names = "--lakehouse", defaultValue = "lakehouse", description = "Lakehouse root, local or s3:// (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--lakehouse",
+      defaultValue = "lakehouse",
+      description = "Lakehouse root, local or s3:// (default ${DEFAULT-VALUE}).")
   String lakehouse;
 
-  @Option(names = "--format", defaultValue = "table", description = "table, csv or json (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--format",
+      defaultValue = "table",
+      description = "table, csv or json (default ${DEFAULT-VALUE}).")
   String format;
 
-  @Option(names = "--cache", defaultValue = "${sys:user.home}/.cache/medallion", description = "Where objects of an S3 lakehouse are cached (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--cache",
+      defaultValue = "${sys:user.home}/.cache/medallion",
+      description = "Where objects of an S3 lakehouse are cached (default ${DEFAULT-VALUE}).")
   Path cache;
 
-  @Parameters(arity = "1", paramLabel = "SQL", description = "The query, e.g. \"SELECT * FROM gold_user_features LIMIT 5\".")
+  @picocli.CommandLine.Unmatched List<String> beamArgs = new java.util.ArrayList<>();
+
+  @Parameters(
+      arity = "1",
+      paramLabel = "SQL",
+      description = "The query, e.g. \"SELECT * FROM gold_user_features LIMIT 5\".")
   String sql;
 
   @Override
@@ -36,6 +51,7 @@ public class Query implements Callable<Integer> {
     if (!List.of("table", "csv", "json").contains(format)) {
       throw new IllegalArgumentException("--format must be table, csv or json, got " + format);
     }
+    S3Support.configure(beamArgs);
     LakeQuery.Result r;
     try (LakeQuery q = new LakeQuery(lakehouse, cache)) {
       r = q.run(sql);
@@ -54,7 +70,10 @@ public class Query implements Callable<Integer> {
       case "csv" -> {
         out.append(String.join(",", r.columns().stream().map(Query::csv).toList())).append('\n');
         for (List<Object> row : r.rows()) {
-          out.append(String.join(",", row.stream().map(v -> v == null ? "" : csv(String.valueOf(v))).toList())).append('\n');
+          out.append(
+                  String.join(
+                      ",", row.stream().map(v -> v == null ? "" : csv(String.valueOf(v))).toList()))
+              .append('\n');
         }
       }
       case "json" -> {
@@ -95,12 +114,15 @@ public class Query implements Callable<Integer> {
 
   private static void appendRow(StringBuilder sb, List<Object> row, int[] width) {
     for (int i = 0; i < row.size(); i++) {
-      sb.append(i == 0 ? "" : "  ").append(String.format("%-" + width[i] + "s", String.valueOf(row.get(i))));
+      sb.append(i == 0 ? "" : "  ")
+          .append(String.format("%-" + width[i] + "s", String.valueOf(row.get(i))));
     }
     sb.append('\n');
   }
 
   private static String csv(String v) {
-    return v.contains(",") || v.contains("\"") || v.contains("\n") ? "\"" + v.replace("\"", "\"\"") + "\"" : v;
+    return v.contains(",") || v.contains("\"") || v.contains("\n")
+        ? "\"" + v.replace("\"", "\"\"") + "\""
+        : v;
   }
 }

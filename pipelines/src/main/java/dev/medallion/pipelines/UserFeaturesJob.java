@@ -53,6 +53,7 @@ public final class UserFeaturesJob {
 
   static int run(String[] args) throws IOException {
     PipelineOptionsFactory.register(BatchOptions.class);
+    S3Support.register();
     BatchOptions options =
         PipelineOptionsFactory.fromArgs(args).withValidation().as(BatchOptions.class);
     org.apache.beam.sdk.io.FileSystems.setDefaultPipelineOptions(options);

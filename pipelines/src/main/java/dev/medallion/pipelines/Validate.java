@@ -39,6 +39,14 @@ public class Validate implements Callable<Integer> {
           "The NDJSON files the run read (a glob such as 'data/*.ndjson'), to check that Bronze holds each line exactly once.")
   String input;
 
+  @picocli.CommandLine.Unmatched List<String> beamArgs = new java.util.ArrayList<>();
+
+  @Option(
+      names = "--cache",
+      defaultValue = "${sys:user.home}/.cache/medallion",
+      description = "Local cache of an s3:// lakehouse's objects (default ${DEFAULT-VALUE}).")
+  Path cache;
+
   /** One check's outcome. */
   public record Check(String layer, String name, boolean passed, String detail) {}
 
@@ -46,7 +54,8 @@ public class Validate implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    List<Check> result = validate(lakehouse, input);
+    S3Support.configure(beamArgs);
+    List<Check> result = validate(lakehouse, cache, input);
     for (Check c : result) {
       System.out.printf(
           "%-4s %-7s %-45s %s%n", c.passed() ? "PASS" : "FAIL", c.layer(), c.name(), c.detail());
@@ -60,8 +69,12 @@ public class Validate implements Callable<Integer> {
   }
 
   public static List<Check> validate(String lakehouse, String input) throws Exception {
+    return validate(lakehouse, null, input);
+  }
+
+  public static List<Check> validate(String lakehouse, Path cache, String input) throws Exception {
     Validate v = new Validate();
-    try (LakeSql sql = new LakeSql(lakehouse)) {
+    try (LakeSql sql = LakeSql.open(lakehouse, cache)) {
       v.bronze(sql, input);
       v.silver(sql);
       v.gold(sql);
@@ -316,8 +329,13 @@ public class Validate implements Callable<Integer> {
   private void conforms(LakeSql sql, String layer, String view) throws Exception {
     Catalog.Table table = Catalog.table(view);
     List<String> problems = Quality.schemaProblems(sql, table);
-    check(layer, view + " conforms to its schema", problems.isEmpty(),
-        problems.isEmpty() ? table.schema().getFieldCount() + " columns" : String.join("; ", problems));
+    check(
+        layer,
+        view + " conforms to its schema",
+        problems.isEmpty(),
+        problems.isEmpty()
+            ? table.schema().getFieldCount() + " columns"
+            : String.join("; ", problems));
   }
 
   private static Map<String, Long> countLines(String glob) throws IOException {
@@ -346,5 +364,4 @@ public class Validate implements Callable<Integer> {
     }
     return out;
   }
-
 }

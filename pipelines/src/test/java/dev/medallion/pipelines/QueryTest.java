@@ -43,7 +43,8 @@ class QueryTest {
             "SELECT user_id, click_count, purchase_count, last_event_type, last_event_timestamp"
                 + " FROM gold_user_features ORDER BY last_event_timestamp DESC LIMIT 10;");
     assertThat(r.columns())
-        .containsExactly("user_id", "click_count", "purchase_count", "last_event_type", "last_event_timestamp");
+        .containsExactly(
+            "user_id", "click_count", "purchase_count", "last_event_type", "last_event_timestamp");
     assertThat(r.rows()).hasSize(8);
     // newest first: u-00001's click at 2026-11-28T01:59:59.999+02:00 is not in it (a duplicate);
     // the late file's events on the 28th are.
@@ -51,13 +52,20 @@ class QueryTest {
   }
 
   private static String lastUser() throws Exception {
-    List<String> lines = Files.readAllLines(UserFeaturesEndToEndTest.USERS.resolve("expected/second-user_features.csv"));
-    return lines.stream().skip(1).max(java.util.Comparator.comparing(l -> l.split(",")[1])).orElseThrow().split(",")[0];
+    List<String> lines =
+        Files.readAllLines(
+            UserFeaturesEndToEndTest.USERS.resolve("expected/second-user_features.csv"));
+    return lines.stream()
+        .skip(1)
+        .max(java.util.Comparator.comparing(l -> l.split(",")[1]))
+        .orElseThrow()
+        .split(",")[0];
   }
 
   @Test
   void aFilterOnThePartitionColumnReadsOnePartition() throws Exception {
-    LakeQuery.Result r = query("SELECT count(*) AS n FROM silver_user_events WHERE event_date = '2026-11-26'");
+    LakeQuery.Result r =
+        query("SELECT count(*) AS n FROM silver_user_events WHERE event_date = '2026-11-26'");
     assertThat(r.stats().partitionsTotal()).isEqualTo(3);
     assertThat(r.stats().partitionsRead()).isEqualTo(1);
     assertThat(r.stats().filesRead()).isEqualTo(1);
@@ -67,9 +75,11 @@ class QueryTest {
     assertThat(all.stats().partitionsRead()).isEqualTo(3);
     assertThat(all.stats().toString()).isEqualTo("read 3 of 3 partitions, 3 of 3 files");
 
-    LakeQuery.Result range = query("SELECT count(*) FROM silver_user_events WHERE event_date >= '2026-11-27'");
+    LakeQuery.Result range =
+        query("SELECT count(*) FROM silver_user_events WHERE event_date >= '2026-11-27'");
     assertThat(range.stats().partitionsRead()).isEqualTo(2);
-    LakeQuery.Result none = query("SELECT count(*) FROM silver_user_events WHERE event_date = '1999-01-01'");
+    LakeQuery.Result none =
+        query("SELECT count(*) FROM silver_user_events WHERE event_date = '1999-01-01'");
     assertThat(none.stats().partitionsRead()).isZero();
     assertThat(((Number) none.rows().get(0).get(0)).longValue()).isZero();
   }
@@ -77,15 +87,26 @@ class QueryTest {
   @Test
   void csvAndJsonOutput() throws Exception {
     LakeQuery.Result r =
-        query("SELECT user_id, as_of_date FROM gold_user_features WHERE user_id = 'u-00001' ORDER BY as_of_date");
+        query(
+            "SELECT user_id, as_of_date FROM gold_user_features WHERE user_id = 'u-00001' ORDER BY as_of_date");
     assertThat(Query.render(r, "csv")).isEqualTo("user_id,as_of_date\nu-00001,2026-11-28\n");
-    assertThat(Query.render(r, "json")).isEqualTo("[{\"user_id\":\"u-00001\",\"as_of_date\":\"2026-11-28\"}]\n");
+    assertThat(Query.render(r, "json"))
+        .isEqualTo("[{\"user_id\":\"u-00001\",\"as_of_date\":\"2026-11-28\"}]\n");
   }
 
   @Test
   void theCommandPrintsWhatItReadAndFailsCleanlyOnBadSql() {
-    assertThat(Medallion.run(new String[] {"query", "--lakehouse=" + lake, "SELECT 1 FROM silver_user_events LIMIT 1"})).isZero();
-    assertThat(Medallion.run(new String[] {"query", "--lakehouse=" + lake, "SELEC nonsense"})).isEqualTo(1);
-    assertThat(Medallion.run(new String[] {"query", "--lakehouse=" + tmp.resolve("no-such-lake"), "SELECT 1"})).isNotZero();
+    assertThat(
+            Medallion.run(
+                new String[] {
+                  "query", "--lakehouse=" + lake, "SELECT 1 FROM silver_user_events LIMIT 1"
+                }))
+        .isZero();
+    assertThat(Medallion.run(new String[] {"query", "--lakehouse=" + lake, "SELEC nonsense"}))
+        .isEqualTo(1);
+    assertThat(
+            Medallion.run(
+                new String[] {"query", "--lakehouse=" + tmp.resolve("no-such-lake"), "SELECT 1"}))
+        .isNotZero();
   }
 }

@@ -59,7 +59,9 @@ class ComputeUserFeaturesTest {
 
   @Test
   void aUserWithNoEventByTheSnapshotDateHasNoRow() {
-    assertThat(ComputeUserFeatures.features("u-1", List.of(event("view", "2026-12-01T00:00:00Z")), "2026-11-29"))
+    assertThat(
+            ComputeUserFeatures.features(
+                "u-1", List.of(event("view", "2026-12-01T00:00:00Z")), "2026-11-29"))
         .isNull();
   }
 }

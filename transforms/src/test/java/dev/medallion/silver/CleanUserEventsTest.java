@@ -26,7 +26,8 @@ class CleanUserEventsTest {
   private static final String OK_TS = "\"event_timestamp\":\"2026-11-28T10:15:30.123Z\"";
 
   private static UserEventBronze bronze(String line, String file, long n, long ingestMillis) {
-    return IngestUserEvents.parse(RawEvent.of(line, "file", file, null, n, null), new Instant(ingestMillis));
+    return IngestUserEvents.parse(
+        RawEvent.of(line, "file", file, null, n, null), new Instant(ingestMillis));
   }
 
   /** Every way a key field can be wrong, with its quarantine reason. */
@@ -39,10 +40,18 @@ class CleanUserEventsTest {
           KV.of("{\"user_id\":\"u-1\"," + OK_TS + "}", "missing_event_type"),
           KV.of("{\"user_id\":\"u-1\",\"event_type\":7," + OK_TS + "}", "wrong_type:event_type"),
           KV.of("{\"user_id\":\"u-1\",\"event_type\":\"click\"}", "missing_event_timestamp"),
-          KV.of("{\"user_id\":\"u-1\",\"event_type\":\"click\",\"event_timestamp\":null}", "missing_event_timestamp"),
-          KV.of("{\"user_id\":\"u-1\",\"event_type\":\"click\",\"event_timestamp\":\"2026-11-28 10:15:30\"}", "invalid_event_timestamp"),
-          KV.of("{\"user_id\":\"u-1\",\"event_type\":\"click\",\"event_timestamp\":\"1795947330123\"}", "invalid_event_timestamp"),
-          KV.of("{\"user_id\":\"u-1\",\"event_type\":\"click\",\"event_timestamp\":true}", "invalid_event_timestamp"));
+          KV.of(
+              "{\"user_id\":\"u-1\",\"event_type\":\"click\",\"event_timestamp\":null}",
+              "missing_event_timestamp"),
+          KV.of(
+              "{\"user_id\":\"u-1\",\"event_type\":\"click\",\"event_timestamp\":\"2026-11-28 10:15:30\"}",
+              "invalid_event_timestamp"),
+          KV.of(
+              "{\"user_id\":\"u-1\",\"event_type\":\"click\",\"event_timestamp\":\"1795947330123\"}",
+              "invalid_event_timestamp"),
+          KV.of(
+              "{\"user_id\":\"u-1\",\"event_type\":\"click\",\"event_timestamp\":true}",
+              "invalid_event_timestamp"));
 
   @Test
   void everyKeyProblemIsQuarantinedWithItsReason(TestPipeline p) {
@@ -59,7 +68,9 @@ class CleanUserEventsTest {
     PAssert.that(
             out.get(CleanUserEvents.QUARANTINE)
                 .apply(
-                    MapElements.into(TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings()))
+                    MapElements.into(
+                            TypeDescriptors.kvs(
+                                TypeDescriptors.strings(), TypeDescriptors.strings()))
                         .via((DeadLetter d) -> KV.of(d.getOriginalPayload(), d.getReason()))))
         .containsInAnyOrder(expected);
     p.run();
@@ -67,9 +78,12 @@ class CleanUserEventsTest {
 
   @Test
   void theSameInstantInThreeFormsIsOneEventAndTheFirstIngestedCopyIsKept(TestPipeline p) {
-    String z = "{\"event_id\":\"e-1\",\"user_id\":\"u-1\",\"event_type\":\"view\",\"event_timestamp\":\"2026-11-28T10:15:30.123Z\"}";
-    String offset = "{\"event_id\":\"e-2\",\"user_id\":\"u-1\",\"event_type\":\"click\",\"event_timestamp\":\"2026-11-28T12:15:30.123+02:00\"}";
-    String millis = "{\"event_id\":\"e-3\",\"user_id\":\"u-1\",\"event_type\":\"purchase\",\"event_timestamp\":1795860930123}";
+    String z =
+        "{\"event_id\":\"e-1\",\"user_id\":\"u-1\",\"event_type\":\"view\",\"event_timestamp\":\"2026-11-28T10:15:30.123Z\"}";
+    String offset =
+        "{\"event_id\":\"e-2\",\"user_id\":\"u-1\",\"event_type\":\"click\",\"event_timestamp\":\"2026-11-28T12:15:30.123+02:00\"}";
+    String millis =
+        "{\"event_id\":\"e-3\",\"user_id\":\"u-1\",\"event_type\":\"purchase\",\"event_timestamp\":1795860930123}";
     PCollectionTuple out =
         p.apply(
                 Create.of(
@@ -79,11 +93,17 @@ class CleanUserEventsTest {
             .apply(CleanUserEvents.create());
     PAssert.that(
             out.get(CleanUserEvents.EVENTS)
-                .apply("Ids", MapElements.into(TypeDescriptors.strings()).via((UserEvent e) -> e.getEventId())))
+                .apply(
+                    "Ids",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((UserEvent e) -> e.getEventId())))
         .containsInAnyOrder("e-1");
     PAssert.that(
             out.get(CleanUserEvents.DUPLICATES)
-                .apply("Dups", MapElements.into(TypeDescriptors.strings()).via((DeadLetter d) -> d.getSource() + "|" + d.getReason())))
+                .apply(
+                    "Dups",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((DeadLetter d) -> d.getSource() + "|" + d.getReason())))
         .containsInAnyOrder("file:b.ndjson#7|duplicate", "file:z-late.ndjson#1|duplicate");
     p.run();
   }
@@ -93,7 +113,8 @@ class CleanUserEventsTest {
     UserEvent e =
         CleanUserEvents.toUserEvent(
             bronze(
-                "{\"user_id\":\"u-1\",\"event_type\":\"share\"," + OK_TS
+                "{\"user_id\":\"u-1\",\"event_type\":\"share\","
+                    + OK_TS
                     + ",\"price\":\"n/a\",\"device\":123,\"country\":null,\"session_id\":\"s-1\"}",
                 "a",
                 1,
