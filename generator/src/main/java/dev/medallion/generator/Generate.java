@@ -22,6 +22,21 @@ import picocli.CommandLine.Option;
     description =
         "Generate sensor readings and device heartbeats as NDJSON (deterministic for a seed).")
 public class Generate implements Callable<Integer> {
+  @Option(names = "--kind", defaultValue = "iot", description = "iot (sensor readings and heartbeats) or users (user events) (default ${DEFAULT-VALUE}).")
+  String kind;
+
+  @Option(names = "--users", defaultValue = "1000", description = "users: number of users (default ${DEFAULT-VALUE}).")
+  int users;
+
+  @Option(names = "--days", defaultValue = "3", description = "users: days the events spread over from --start (default ${DEFAULT-VALUE}).")
+  int days;
+
+  @Option(names = "--missing-keys", defaultValue = "0", description = "users: share of events with a missing or null user_id, 0..1.")
+  double missingKeys;
+
+  @Option(names = "--bad-price", defaultValue = "0", description = "users: share of events whose price is a string, 0..1.")
+  double badPrice;
+
   @Option(
       names = "--seed",
       defaultValue = "42",
@@ -154,6 +169,12 @@ public class Generate implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException, InterruptedException {
+    if (kind.equals("users")) {
+      return users();
+    }
+    if (!kind.equals("iot")) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--kind must be iot or users, got " + kind);
+    }
     EventGenerator generator = new EventGenerator(config());
     if (registry != null) {
       Files.writeString(registry, DeviceRegistryWriter.csv(devices), StandardCharsets.UTF_8);
@@ -201,6 +222,34 @@ public class Generate implements Callable<Integer> {
       if (!out.equals("-")) {
         writer.close();
       }
+    }
+    System.err.printf(Locale.ROOT, "generated %d lines%n", n);
+    return 0;
+  }
+
+  /** User events to stdout or --out as one file, as fast as possible. */
+  private int users() throws IOException {
+    UserEventGenerator g =
+        new UserEventGenerator(
+            seed, users, count > 0 ? count : 10_000, java.time.Instant.parse(start), days, malformed,
+            duplicates, missingKeys, badPrice);
+    Writer w;
+    if (out.equals("-")) {
+      w = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
+    } else {
+      Path dir = Path.of(out);
+      Files.createDirectories(dir);
+      w = Files.newBufferedWriter(dir.resolve("user-events-" + seed + ".ndjson"));
+    }
+    long n = 0;
+    while (g.hasNext()) {
+      w.write(g.next());
+      w.write('\n');
+      n++;
+    }
+    w.flush();
+    if (!out.equals("-")) {
+      w.close();
     }
     System.err.printf(Locale.ROOT, "generated %d lines%n", n);
     return 0;
