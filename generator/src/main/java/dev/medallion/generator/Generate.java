@@ -22,19 +22,35 @@ import picocli.CommandLine.Option;
     description =
         "Generate sensor readings and device heartbeats as NDJSON (deterministic for a seed).")
 public class Generate implements Callable<Integer> {
-  @Option(names = "--kind", defaultValue = "iot", description = "iot (sensor readings and heartbeats) or users (user events) (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--kind",
+      defaultValue = "iot",
+      description =
+          "iot (sensor readings and heartbeats) or users (user events) (default ${DEFAULT-VALUE}).")
   String kind;
 
-  @Option(names = "--users", defaultValue = "1000", description = "users: number of users (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--users",
+      defaultValue = "1000",
+      description = "users: number of users (default ${DEFAULT-VALUE}).")
   int users;
 
-  @Option(names = "--days", defaultValue = "3", description = "users: days the events spread over from --start (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--days",
+      defaultValue = "3",
+      description = "users: days the events spread over from --start (default ${DEFAULT-VALUE}).")
   int days;
 
-  @Option(names = "--missing-keys", defaultValue = "0", description = "users: share of events with a missing or null user_id, 0..1.")
+  @Option(
+      names = "--missing-keys",
+      defaultValue = "0",
+      description = "users: share of events with a missing or null user_id, 0..1.")
   double missingKeys;
 
-  @Option(names = "--bad-price", defaultValue = "0", description = "users: share of events whose price is a string, 0..1.")
+  @Option(
+      names = "--bad-price",
+      defaultValue = "0",
+      description = "users: share of events whose price is a string, 0..1.")
   double badPrice;
 
   @Option(
@@ -173,7 +189,8 @@ public class Generate implements Callable<Integer> {
       return users();
     }
     if (!kind.equals("iot")) {
-      throw new CommandLine.ParameterException(new CommandLine(this), "--kind must be iot or users, got " + kind);
+      throw new CommandLine.ParameterException(
+          new CommandLine(this), "--kind must be iot or users, got " + kind);
     }
     EventGenerator generator = new EventGenerator(config());
     if (registry != null) {
@@ -231,8 +248,15 @@ public class Generate implements Callable<Integer> {
   private int users() throws IOException {
     UserEventGenerator g =
         new UserEventGenerator(
-            seed, users, count > 0 ? count : 10_000, java.time.Instant.parse(start), days, malformed,
-            duplicates, missingKeys, badPrice);
+            seed,
+            users,
+            count > 0 ? count : 10_000,
+            java.time.Instant.parse(start),
+            days,
+            malformed,
+            duplicates,
+            missingKeys,
+            badPrice);
     Writer w;
     if (out.equals("-")) {
       w = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));

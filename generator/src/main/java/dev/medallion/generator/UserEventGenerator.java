@@ -12,11 +12,13 @@ import java.util.SplittableRandom;
  * Generates user events (the batch pipeline's input) as NDJSON lines, deterministic for a seed:
  * {@code events} events of {@code users} users spread evenly over {@code days} days from {@code
  * start}. Knobs: malformed lines, resent duplicates (the same event again with its timestamp in
- * another form: offset or epoch millis), records with a missing or null key field, and a price
- * of the wrong type.
+ * another form: offset or epoch millis), records with a missing or null key field, and a price of
+ * the wrong type.
  */
 public final class UserEventGenerator implements Iterator<String> {
-  private static final String[] TYPES = {"view", "view", "view", "click", "click", "add_to_cart", "purchase"};
+  private static final String[] TYPES = {
+    "view", "view", "view", "click", "click", "add_to_cart", "purchase"
+  };
   private static final String[] DEVICES = {"mobile", "desktop", "tablet"};
   private static final String[] COUNTRIES = {"DE", "FR", "ES", "NO", "US"};
   private static final DateTimeFormatter OFFSET =
@@ -35,8 +37,15 @@ public final class UserEventGenerator implements Iterator<String> {
   private String resend;
 
   public UserEventGenerator(
-      long seed, int users, long events, Instant start, int days, double malformed,
-      double duplicates, double missingKeys, double badPrice) {
+      long seed,
+      int users,
+      long events,
+      Instant start,
+      int days,
+      double malformed,
+      double duplicates,
+      double missingKeys,
+      double badPrice) {
     this.random = new SplittableRandom(seed);
     this.users = users;
     this.events = events;
@@ -80,7 +89,9 @@ public final class UserEventGenerator implements Iterator<String> {
       String other =
           random.nextBoolean()
               ? String.valueOf(ts)
-              : "\"" + OFFSET.format(Instant.ofEpochMilli(ts).atOffset(ZoneOffset.ofHours(2))) + "\"";
+              : "\""
+                  + OFFSET.format(Instant.ofEpochMilli(ts).atOffset(ZoneOffset.ofHours(2)))
+                  + "\"";
       resend = line(n, userField, type, other, price);
     }
     if (random.nextDouble() < malformed) {
@@ -94,7 +105,14 @@ public final class UserEventGenerator implements Iterator<String> {
         Locale.ROOT,
         "{\"event_id\":\"e-%08d\",%s,\"event_type\":\"%s\",\"event_timestamp\":%s,"
             + "\"session_id\":\"s-%03d\",\"product_id\":\"p-%04d\",\"price\":%s,\"device\":\"%s\",\"country\":\"%s\"}",
-        id, userField, type, ts, id % 997, id % 5000, price,
-        DEVICES[(int) (id % DEVICES.length)], COUNTRIES[(int) (id % COUNTRIES.length)]);
+        id,
+        userField,
+        type,
+        ts,
+        id % 997,
+        id % 5000,
+        price,
+        DEVICES[(int) (id % DEVICES.length)],
+        COUNTRIES[(int) (id % COUNTRIES.length)]);
   }
 }

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class UserEventGeneratorTest {
   private static List<String> all(double malformed, double dups) {
     List<String> out = new ArrayList<>();
-    new UserEventGenerator(9, 50, 500, Instant.parse("2026-11-26T00:00:00Z"), 3, malformed, dups, 0.02, 0.02)
+    new UserEventGenerator(
+            9, 50, 500, Instant.parse("2026-11-26T00:00:00Z"), 3, malformed, dups, 0.02, 0.02)
         .forEachRemaining(out::add);
     return out;
   }
@@ -28,7 +29,8 @@ class UserEventGeneratorTest {
   @Test
   void cleanLinesHaveTheFixedFormat() {
     String first =
-        new UserEventGenerator(1, 10, 1, Instant.parse("2026-11-28T10:15:30Z"), 1, 0, 0, 0, 0).next();
+        new UserEventGenerator(1, 10, 1, Instant.parse("2026-11-28T10:15:30Z"), 1, 0, 0, 0, 0)
+            .next();
     assertThat(first)
         .matches(
             "\\{\"event_id\":\"e-00000001\",\"user_id\":\"u-\\d{5}\",\"event_type\":\"\\w+\","

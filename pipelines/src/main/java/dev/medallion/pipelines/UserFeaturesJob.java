@@ -89,6 +89,7 @@ public final class UserFeaturesJob {
         throw new IllegalArgumentException("--asOf must be a date YYYY-MM-DD, got " + o.getAsOf());
       }
     }
+    org.apache.beam.sdk.io.FileSystems.setDefaultPipelineOptions(o);
     Lakehouse lake = new Lakehouse(o.getLakehouse());
     Catalog.register(o.getLakehouse());
 

@@ -3,12 +3,17 @@ package dev.medallion.gold;
 import dev.medallion.common.EventTimestamps;
 import dev.medallion.records.UserEvent;
 import dev.medallion.records.UserFeatures;
+import dev.medallion.silver.UserBuckets;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.LocalDate;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -29,21 +34,30 @@ import org.joda.time.Instant;
 public class ComputeUserFeatures
     extends PTransform<PCollection<UserEvent>, PCollection<UserFeatures>> {
   private final PCollectionView<String> asOfDate;
+  private final int buckets;
 
-  private ComputeUserFeatures(PCollectionView<String> asOfDate) {
+  private ComputeUserFeatures(PCollectionView<String> asOfDate, int buckets) {
     this.asOfDate = asOfDate;
+    this.buckets = buckets;
   }
 
   public static ComputeUserFeatures asOf(PCollectionView<String> asOfDate) {
-    return new ComputeUserFeatures(asOfDate);
+    return new ComputeUserFeatures(asOfDate, UserBuckets.DEFAULT);
+  }
+
+  /** Groups users into this many buckets (see {@link UserBuckets}). */
+  public ComputeUserFeatures withBuckets(int buckets) {
+    return new ComputeUserFeatures(asOfDate, buckets);
   }
 
   @Override
   public PCollection<UserFeatures> expand(PCollection<UserEvent> events) {
     return events
         .apply(
-            "KeyByUser", WithKeys.of(UserEvent::getUserId).withKeyType(TypeDescriptors.strings()))
-        .apply("GroupByUser", GroupByKey.create())
+            "KeyByUserBucket",
+            WithKeys.of((UserEvent e) -> UserBuckets.of(e.getUserId(), buckets))
+                .withKeyType(TypeDescriptors.integers()))
+        .apply("GroupByUserBucket", GroupByKey.create())
         .apply("ToFeatures", ParDo.of(new FeaturesFn(asOfDate)).withSideInputs(asOfDate));
   }
 
@@ -51,7 +65,7 @@ public class ComputeUserFeatures
       org.apache.beam.sdk.metrics.Metrics.counter(
           dev.medallion.common.Rejections.NAMESPACE, "gold_user_features_rows");
 
-  static class FeaturesFn extends DoFn<KV<String, Iterable<UserEvent>>, UserFeatures> {
+  static class FeaturesFn extends DoFn<KV<Integer, Iterable<UserEvent>>, UserFeatures> {
     private final PCollectionView<String> asOfDate;
 
     FeaturesFn(PCollectionView<String> asOfDate) {
@@ -60,14 +74,20 @@ public class ComputeUserFeatures
 
     @ProcessElement
     public void process(
-        @Element KV<String, Iterable<UserEvent>> user,
+        @Element KV<Integer, Iterable<UserEvent>> bucket,
         ProcessContext c,
         OutputReceiver<UserFeatures> out) {
       String asOf = c.sideInput(asOfDate);
-      UserFeatures f = features(user.getKey(), user.getValue(), asOf);
-      if (f != null) {
-        ROWS.inc();
-        out.output(f);
+      Map<String, List<UserEvent>> users = new HashMap<>();
+      for (UserEvent e : bucket.getValue()) {
+        users.computeIfAbsent(e.getUserId(), k -> new ArrayList<>()).add(e);
+      }
+      for (Map.Entry<String, List<UserEvent>> user : users.entrySet()) {
+        UserFeatures f = features(user.getKey(), user.getValue(), asOf);
+        if (f != null) {
+          ROWS.inc();
+          out.output(f);
+        }
       }
     }
   }

@@ -11,7 +11,9 @@ import dev.medallion.records.UserEvent;
 import dev.medallion.records.UserEventBronze;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -45,8 +47,19 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
 
   static final String STAGE = "silver_user";
 
+  private final int buckets;
+
+  private CleanUserEvents(int buckets) {
+    this.buckets = buckets;
+  }
+
   public static CleanUserEvents create() {
-    return new CleanUserEvents();
+    return new CleanUserEvents(UserBuckets.DEFAULT);
+  }
+
+  /** Groups users into this many buckets to find duplicates (see {@link UserBuckets}). */
+  public CleanUserEvents withBuckets(int buckets) {
+    return new CleanUserEvents(buckets);
   }
 
   @Override
@@ -59,11 +72,10 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
         valid
             .get(EVENTS)
             .apply(
-                "KeyByUserAndInstant",
-                WithKeys.of(
-                        (UserEvent e) -> e.getUserId() + "|" + e.getEventTimestamp().getMillis())
-                    .withKeyType(TypeDescriptors.strings()))
-            .apply("GroupDuplicates", GroupByKey.create())
+                "KeyByUserBucket",
+                WithKeys.of((UserEvent e) -> UserBuckets.of(e.getUserId(), buckets))
+                    .withKeyType(TypeDescriptors.integers()))
+            .apply("GroupByUserBucket", GroupByKey.create())
             .apply(
                 "KeepFirst",
                 ParDo.of(new KeepFirstFn()).withOutputTags(EVENTS, TupleTagList.of(DUPLICATES)));
@@ -100,13 +112,25 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
           .thenComparing(UserEvent::getSourceFile)
           .thenComparingLong(UserEvent::getLineNumber);
 
-  static class KeepFirstFn extends DoFn<KV<String, Iterable<UserEvent>>, UserEvent> {
+  /** Within a bucket of users, keeps the first copy of each {@code (user_id, instant)}. */
+  static class KeepFirstFn extends DoFn<KV<Integer, Iterable<UserEvent>>, UserEvent> {
     private final Counter duplicates = Metrics.counter(Rejections.NAMESPACE, STAGE + "_duplicates");
 
     @ProcessElement
-    public void process(@Element KV<String, Iterable<UserEvent>> group, MultiOutputReceiver out) {
-      List<UserEvent> all = new ArrayList<>();
-      group.getValue().forEach(all::add);
+    public void process(@Element KV<Integer, Iterable<UserEvent>> bucket, MultiOutputReceiver out) {
+      Map<String, List<UserEvent>> copies = new HashMap<>();
+      for (UserEvent e : bucket.getValue()) {
+        copies
+            .computeIfAbsent(
+                e.getUserId() + "|" + e.getEventTimestamp().getMillis(), k -> new ArrayList<>(1))
+            .add(e);
+      }
+      for (List<UserEvent> all : copies.values()) {
+        keepFirst(all, out);
+      }
+    }
+
+    private void keepFirst(List<UserEvent> all, MultiOutputReceiver out) {
       all.sort(FIRST);
       UserEvent kept = all.get(0);
       Rejections.accepted(STAGE).inc();
