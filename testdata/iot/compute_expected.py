@@ -8,6 +8,7 @@ expected/. The end-to-end replay test compares the pipeline's Gold with these fi
     python3 testdata/iot/compute_expected.py
 """
 import csv
+import sys
 import json
 import math
 import os
@@ -15,23 +16,14 @@ import re
 from datetime import datetime, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from rules import json_object, parse_ts  # noqa: E402
 EVENTS = os.path.join(HERE, "events.ndjson")
 DEVICES = os.path.join(HERE, "..", "devices.csv")
 OUT = os.path.join(HERE, "expected")
 
-ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$")
-MAX_MS = 253402300800000
 
 
-class Dup(Exception):
-    pass
-
-
-def no_dup_keys(pairs):
-    keys = [k for k, _ in pairs]
-    if len(keys) != len(set(keys)):
-        raise Dup()
-    return dict(pairs)
 
 
 def is_int(v):
@@ -43,21 +35,6 @@ def is_num(v):
             and math.isfinite(v))
 
 
-def parse_ts(v):
-    """Epoch millis, or None when invalid."""
-    if is_int(v):
-        ms = v
-    elif isinstance(v, str) and ISO.match(v):
-        frac = re.search(r"\.(\d+)", v)
-        base = re.sub(r"\.\d+", "", v).replace("Z", "+00:00")
-        if len(base) == len("2026-11-29T10:15+00:00"):
-            base = base[:16] + ":00" + base[16:]
-        dt = datetime.fromisoformat(base)
-        ms = int(dt.timestamp()) * 1000 + (int(frac.group(1)[:3].ljust(3, "0")) if frac else 0)
-    else:
-        return None
-    return ms if 0 <= ms < MAX_MS else None
-
 
 def load_devices():
     with open(DEVICES, newline="") as f:
@@ -66,13 +43,8 @@ def load_devices():
 
 def bronze(line):
     """('reading'|'heartbeat', obj, ts_ms) or None for a dead letter."""
-    if not line.strip():
-        return None
-    try:
-        obj = json.loads(line, object_pairs_hook=no_dup_keys)
-    except (ValueError, Dup):
-        return None
-    if not isinstance(obj, dict):
+    obj = json_object(line)
+    if obj is None:
         return None
     dev = obj.get("device_id")
     if not isinstance(dev, str) or not dev.strip():

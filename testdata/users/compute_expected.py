@@ -10,6 +10,7 @@ Writes expected/<scenario>-user_features.csv and expected/<scenario>-counts.json
     python3 testdata/users/compute_expected.py
 """
 import csv
+import sys
 import glob
 import hashlib
 import json
@@ -19,32 +20,11 @@ import re
 from datetime import date, datetime, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$")
+sys.path.insert(0, os.path.dirname(HERE))
+from rules import json_object, parse_ts  # noqa: E402
 
 
-class Dup(Exception):
-    pass
 
-
-def no_dup_keys(pairs):
-    if len({k for k, _ in pairs}) != len(pairs):
-        raise Dup()
-    return dict(pairs)
-
-
-def parse_ts(v):
-    if isinstance(v, int) and not isinstance(v, bool):
-        ms = v
-    elif isinstance(v, str) and ISO.match(v):
-        frac = re.search(r"\.(\d+)", v)
-        base = re.sub(r"\.\d+", "", v).replace("Z", "+00:00")
-        if len(base) == len("2026-11-29T10:15+00:00"):
-            base = base[:16] + ":00" + base[16:]
-        ms = int(datetime.fromisoformat(base).timestamp()) * 1000
-        ms += int(frac.group(1)[:3].ljust(3, "0")) if frac else 0
-    else:
-        return None
-    return ms if 0 <= ms < 253402300800000 else None
 
 
 def utc(ms):
@@ -65,11 +45,8 @@ def scenario(batches):
                 lines.pop()
             for no, line in enumerate(lines, 1):
                 counts["lines"] += 1
-                try:
-                    obj = json.loads(line, object_pairs_hook=no_dup_keys) if line.strip() else None
-                except (ValueError, Dup):
-                    obj = None
-                if not isinstance(obj, dict):
+                obj = json_object(line)
+                if obj is None:
                     counts["bronze_dead"] += 1
                     continue
                 counts["bronze"] += 1

@@ -35,7 +35,9 @@ public final class LakeSql implements AutoCloseable {
    */
   public static LakeSql open(String lakehouse, Path cacheRoot) throws SQLException, IOException {
     if (ObjectCache.isRemote(lakehouse)) {
-      return new LakeSql(new ObjectCache(lakehouse, cacheRoot).mirrorAll().toString());
+      Path cache =
+          cacheRoot != null ? cacheRoot : Path.of(System.getProperty("user.home"), ".cache", "medallion");
+      return new LakeSql(new ObjectCache(lakehouse, cache).mirrorAll().toString());
     }
     return new LakeSql(lakehouse);
   }

@@ -29,11 +29,7 @@ import picocli.CommandLine.Option;
     description =
         "Data-quality checks of one table; writes JSON and Markdown reports; exit 1 on a failed check.")
 public class Quality implements Callable<Integer> {
-  @Option(
-      names = "--lakehouse",
-      defaultValue = "lakehouse",
-      description = "Lakehouse root (default ${DEFAULT-VALUE}).")
-  String lakehouse;
+  @picocli.CommandLine.Mixin LakehouseArgs lake = new LakehouseArgs();
 
   @Option(
       names = "--table",
@@ -46,14 +42,6 @@ public class Quality implements Callable<Integer> {
       defaultValue = "reports",
       description = "Folder of the reports (default ${DEFAULT-VALUE}).")
   Path reports;
-
-  @picocli.CommandLine.Unmatched List<String> beamArgs = new java.util.ArrayList<>();
-
-  @Option(
-      names = "--cache",
-      defaultValue = "${sys:user.home}/.cache/medallion",
-      description = "Local cache of an s3:// lakehouse's objects (default ${DEFAULT-VALUE}).")
-  Path cache;
 
   @Option(
       names = "--max-null-pct",
@@ -133,8 +121,8 @@ public class Quality implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    S3Support.configure(beamArgs);
-    Report r = run(lakehouse, cache, table, maxNullPct, maxDuplicatePct, minRows);
+    lake.configureFileSystems();
+    Report r = run(lake.lakehouse, lake.cache, table, maxNullPct, maxDuplicatePct, minRows);
     String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss"));
     Files.createDirectories(reports);
     Path json = reports.resolve(table + "-" + stamp + ".json");

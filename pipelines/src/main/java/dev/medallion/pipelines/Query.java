@@ -20,25 +20,13 @@ import picocli.CommandLine.Parameters;
     description =
         "Run SQL over the lakehouse tables (names from its catalog) with embedded DuckDB.")
 public class Query implements Callable<Integer> {
-  @Option(
-      names = "--lakehouse",
-      defaultValue = "lakehouse",
-      description = "Lakehouse root, local or s3:// (default ${DEFAULT-VALUE}).")
-  String lakehouse;
+  @picocli.CommandLine.Mixin LakehouseArgs lake = new LakehouseArgs();
 
   @Option(
       names = "--format",
       defaultValue = "table",
       description = "table, csv or json (default ${DEFAULT-VALUE}).")
   String format;
-
-  @Option(
-      names = "--cache",
-      defaultValue = "${sys:user.home}/.cache/medallion",
-      description = "Where objects of an S3 lakehouse are cached (default ${DEFAULT-VALUE}).")
-  Path cache;
-
-  @picocli.CommandLine.Unmatched List<String> beamArgs = new java.util.ArrayList<>();
 
   @Parameters(
       arity = "1",
@@ -51,9 +39,9 @@ public class Query implements Callable<Integer> {
     if (!List.of("table", "csv", "json").contains(format)) {
       throw new IllegalArgumentException("--format must be table, csv or json, got " + format);
     }
-    S3Support.configure(beamArgs);
+    lake.configureFileSystems();
     LakeQuery.Result r;
-    try (LakeQuery q = new LakeQuery(lakehouse, cache)) {
+    try (LakeQuery q = new LakeQuery(lake.lakehouse, lake.cache)) {
       r = q.run(sql);
     } catch (java.sql.SQLException e) {
       System.err.println("query failed: " + e.getMessage().strip());

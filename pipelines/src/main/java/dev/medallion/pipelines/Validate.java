@@ -27,25 +27,13 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "Check every layer of a lakehouse; exit code 1 when a check fails.")
 public class Validate implements Callable<Integer> {
-  @Option(
-      names = "--lakehouse",
-      defaultValue = "lakehouse",
-      description = "Lakehouse root (default ${DEFAULT-VALUE}).")
-  String lakehouse;
+  @picocli.CommandLine.Mixin LakehouseArgs lake = new LakehouseArgs();
 
   @Option(
       names = "--input",
       description =
           "The NDJSON files the run read (a glob such as 'data/*.ndjson'), to check that Bronze holds each line exactly once.")
   String input;
-
-  @picocli.CommandLine.Unmatched List<String> beamArgs = new java.util.ArrayList<>();
-
-  @Option(
-      names = "--cache",
-      defaultValue = "${sys:user.home}/.cache/medallion",
-      description = "Local cache of an s3:// lakehouse's objects (default ${DEFAULT-VALUE}).")
-  Path cache;
 
   /** One check's outcome. */
   public record Check(String layer, String name, boolean passed, String detail) {}
@@ -54,8 +42,8 @@ public class Validate implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    S3Support.configure(beamArgs);
-    List<Check> result = validate(lakehouse, cache, input);
+    lake.configureFileSystems();
+    List<Check> result = validate(lake.lakehouse, lake.cache, input);
     for (Check c : result) {
       System.out.printf(
           "%-4s %-7s %-45s %s%n", c.passed() ? "PASS" : "FAIL", c.layer(), c.name(), c.detail());

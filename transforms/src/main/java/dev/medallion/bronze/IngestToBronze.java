@@ -53,17 +53,7 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
         out.get(EVENTS).outputWithTimestamp(event, event.getEventTs());
       } catch (InvalidRecordException e) {
         Rejections.count(DeadLetter.BRONZE, e.getReason());
-        out.get(DEAD_LETTERS)
-            .output(
-                DeadLetter.of(
-                    DeadLetter.BRONZE,
-                    e.getReason(),
-                    e.getMessage(),
-                    raw.getPayload(),
-                    raw.lineId(),
-                    raw.getSourceName(),
-                    null,
-                    now));
+        out.get(DEAD_LETTERS).output(DeadLetter.rejectedLine(DeadLetter.BRONZE, e, raw, now));
       }
     }
 

@@ -65,17 +65,7 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
         Rejections.accepted(STAGE).inc();
       } catch (InvalidRecordException e) {
         Rejections.count(STAGE, e.getReason());
-        out.get(DEAD_LETTERS)
-            .output(
-                DeadLetter.of(
-                    DeadLetter.BRONZE,
-                    e.getReason(),
-                    e.getMessage(),
-                    raw.getPayload(),
-                    raw.lineId(),
-                    raw.getSourceName(),
-                    null,
-                    now));
+        out.get(DEAD_LETTERS).output(DeadLetter.rejectedLine(DeadLetter.BRONZE, e, raw, now));
       }
     }
   }
