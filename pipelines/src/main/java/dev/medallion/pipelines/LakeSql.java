@@ -36,7 +36,9 @@ public final class LakeSql implements AutoCloseable {
   public static LakeSql open(String lakehouse, Path cacheRoot) throws SQLException, IOException {
     if (ObjectCache.isRemote(lakehouse)) {
       Path cache =
-          cacheRoot != null ? cacheRoot : Path.of(System.getProperty("user.home"), ".cache", "medallion");
+          cacheRoot != null
+              ? cacheRoot
+              : Path.of(System.getProperty("user.home"), ".cache", "medallion");
       return new LakeSql(new ObjectCache(lakehouse, cache).mirrorAll().toString());
     }
     return new LakeSql(lakehouse);

@@ -1,14 +1,12 @@
 package dev.medallion.pipelines;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Unmatched;
 
 /**
  * The flags every command that reads a lakehouse shares: its root, the local cache of an {@code
- * s3://} one, and any Beam flags ({@code --awsRegion}, {@code --endpoint}, …) for its file system.
+ * s3://} one.
  */
 public class LakehouseArgs {
   @Option(
@@ -23,10 +21,11 @@ public class LakehouseArgs {
       description = "Local cache of an s3:// lakehouse's objects (default ${DEFAULT-VALUE}).")
   Path cache;
 
-  @Unmatched List<String> beamArgs = new ArrayList<>();
-
-  /** Sets up Beam's file systems ({@code s3://} included) from the Beam flags. */
-  void configureFileSystems() {
+  /**
+   * Sets up Beam's file systems ({@code s3://} included) from the Beam flags, which each command
+   * collects with {@code @Unmatched} (picocli takes that annotation only on the command itself).
+   */
+  void configureFileSystems(List<String> beamArgs) {
     S3Support.configure(beamArgs);
   }
 }

@@ -31,6 +31,9 @@ import picocli.CommandLine.Option;
 public class Quality implements Callable<Integer> {
   @picocli.CommandLine.Mixin LakehouseArgs lake = new LakehouseArgs();
 
+  /** Beam flags for the lakehouse's file system: --awsRegion, --endpoint, … */
+  @picocli.CommandLine.Unmatched List<String> beamArgs = new java.util.ArrayList<>();
+
   @Option(
       names = "--table",
       defaultValue = "silver_user_events",
@@ -121,7 +124,7 @@ public class Quality implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    lake.configureFileSystems();
+    lake.configureFileSystems(beamArgs);
     Report r = run(lake.lakehouse, lake.cache, table, maxNullPct, maxDuplicatePct, minRows);
     String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss"));
     Files.createDirectories(reports);

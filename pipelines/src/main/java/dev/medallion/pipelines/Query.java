@@ -3,7 +3,6 @@ package dev.medallion.pipelines;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.medallion.common.Json;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -22,6 +21,9 @@ import picocli.CommandLine.Parameters;
 public class Query implements Callable<Integer> {
   @picocli.CommandLine.Mixin LakehouseArgs lake = new LakehouseArgs();
 
+  /** Beam flags for the lakehouse's file system: --awsRegion, --endpoint, … */
+  @picocli.CommandLine.Unmatched List<String> beamArgs = new java.util.ArrayList<>();
+
   @Option(
       names = "--format",
       defaultValue = "table",
@@ -39,7 +41,7 @@ public class Query implements Callable<Integer> {
     if (!List.of("table", "csv", "json").contains(format)) {
       throw new IllegalArgumentException("--format must be table, csv or json, got " + format);
     }
-    lake.configureFileSystems();
+    lake.configureFileSystems(beamArgs);
     LakeQuery.Result r;
     try (LakeQuery q = new LakeQuery(lake.lakehouse, lake.cache)) {
       r = q.run(sql);

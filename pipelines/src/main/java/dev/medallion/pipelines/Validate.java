@@ -29,6 +29,9 @@ import picocli.CommandLine.Option;
 public class Validate implements Callable<Integer> {
   @picocli.CommandLine.Mixin LakehouseArgs lake = new LakehouseArgs();
 
+  /** Beam flags for the lakehouse's file system: --awsRegion, --endpoint, … */
+  @picocli.CommandLine.Unmatched List<String> beamArgs = new java.util.ArrayList<>();
+
   @Option(
       names = "--input",
       description =
@@ -42,7 +45,7 @@ public class Validate implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    lake.configureFileSystems();
+    lake.configureFileSystems(beamArgs);
     List<Check> result = validate(lake.lakehouse, lake.cache, input);
     for (Check c : result) {
       System.out.printf(

@@ -44,7 +44,15 @@ public abstract class DeadLetter {
   /** A raw line a stage rejected: the rule's reason and words, the line and where it came from. */
   public static DeadLetter rejectedLine(
       String stage, dev.medallion.common.InvalidRecordException e, RawEvent raw, Instant at) {
-    return of(stage, e.getReason(), e.getMessage(), raw.getPayload(), raw.lineId(), raw.getSourceName(), null, at);
+    return of(
+        stage,
+        e.getReason(),
+        e.getMessage(),
+        raw.getPayload(),
+        raw.lineId(),
+        raw.getSourceName(),
+        null,
+        at);
   }
 
   public static DeadLetter of(
