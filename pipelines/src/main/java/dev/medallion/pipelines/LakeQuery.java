@@ -87,7 +87,7 @@ public final class LakeQuery implements AutoCloseable {
   public Result run(String sql) throws IOException, SQLException {
     Map<String, Map<String, List<MatchResult.Metadata>>> files = new LinkedHashMap<>();
     for (Catalog.Table t : tables.values()) {
-      if (Pattern.compile("\\b" + t.name() + "\\b", Pattern.CASE_INSENSITIVE).matcher(sql).find()) {
+      if (mentions(sql, t.name()) || currentViewOf(sql, t.name()) != null) {
         files.put(t.name(), cache.partitions(t.path()));
       }
     }
@@ -95,6 +95,14 @@ public final class LakeQuery implements AutoCloseable {
     Map<String, Set<String>> needed = new LinkedHashMap<>();
     for (String name : files.keySet()) {
       writeSkeleton(tables.get(name), files.get(name).keySet());
+      createView(name, skeletonGlobs(name, files.get(name).keySet()));
+    }
+    for (String name : files.keySet()) {
+      String current = currentViewOf(sql, name);
+      if (current != null) {
+        execute(
+            "CREATE OR REPLACE VIEW " + current + " AS " + LakeSql.CURRENT_VIEWS.get(current)[1]);
+      }
     }
     for (String name : files.keySet()) {
       for (String other : files.keySet()) {
@@ -163,6 +171,20 @@ public final class LakeQuery implements AutoCloseable {
 
   private Path skeletonDir(String table) {
     return skeleton.resolve(table);
+  }
+
+  private static boolean mentions(String sql, String name) {
+    return Pattern.compile("\\b" + name + "\\b", Pattern.CASE_INSENSITIVE).matcher(sql).find();
+  }
+
+  /** The newest-pane view of {@code table} that the query mentions, or null. */
+  private static String currentViewOf(String sql, String table) {
+    for (Map.Entry<String, String[]> v : LakeSql.CURRENT_VIEWS.entrySet()) {
+      if (v.getValue()[0].equals(table) && mentions(sql, v.getKey())) {
+        return v.getKey();
+      }
+    }
+    return null;
   }
 
   /** One empty Parquet file with the declared schema per partition folder (and one outside). */
@@ -269,10 +291,14 @@ public final class LakeQuery implements AutoCloseable {
           .append(g.replace("'", "''"))
           .append('\'');
     }
+    String columns =
+        String.join(", ", t.schema().getFields().stream().map(f -> f.getName()).toList());
     execute(
         "CREATE OR REPLACE VIEW "
             + table
-            + " AS SELECT * FROM read_parquet(["
+            + " AS SELECT "
+            + columns
+            + " FROM read_parquet(["
             + list
             + "], hive_partitioning = true, hive_types = {"
             + types

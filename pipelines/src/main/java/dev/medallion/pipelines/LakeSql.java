@@ -55,22 +55,30 @@ public final class LakeSql implements AutoCloseable {
         tables.put(table.name(), scalarLong("SELECT count(*) FROM " + table.name()));
       }
     }
-    if (tables.containsKey("gold_device_minute")) {
-      execute(
-          "CREATE VIEW "
-              + DEVICE_MINUTE_CURRENT
-              + " AS SELECT * EXCLUDE (pane_rank) FROM ("
-              + "SELECT *, row_number() OVER (PARTITION BY device_id, window_start"
-              + " ORDER BY pane_index DESC) AS pane_rank FROM gold_device_minute) WHERE pane_rank = 1");
+    for (Map.Entry<String, String[]> v : CURRENT_VIEWS.entrySet()) {
+      if (tables.containsKey(v.getValue()[0])) {
+        execute("CREATE VIEW " + v.getKey() + " AS " + v.getValue()[1]);
+      }
     }
-    if (tables.containsKey("gold_site_minute")) {
-      execute(
-          "CREATE VIEW "
-              + SITE_MINUTE_CURRENT
-              + " AS SELECT * EXCLUDE (pane_rank) FROM ("
-              + "SELECT *, row_number() OVER (PARTITION BY site, window_start"
-              + " ORDER BY pane_index DESC) AS pane_rank FROM gold_site_minute) WHERE pane_rank = 1");
-    }
+  }
+
+  /**
+   * Views of what users read of the Gold tables: the newest pane of each window. Name → {base
+   * table, query}.
+   */
+  static final Map<String, String[]> CURRENT_VIEWS =
+      Map.of(
+          DEVICE_MINUTE_CURRENT,
+          new String[] {"gold_device_minute", newestPane("gold_device_minute", "device_id")},
+          SITE_MINUTE_CURRENT,
+          new String[] {"gold_site_minute", newestPane("gold_site_minute", "site")});
+
+  private static String newestPane(String table, String key) {
+    return "SELECT * EXCLUDE (pane_rank) FROM (SELECT *, row_number() OVER (PARTITION BY "
+        + key
+        + ", window_start ORDER BY pane_index DESC) AS pane_rank FROM "
+        + table
+        + ") WHERE pane_rank = 1";
   }
 
   /**

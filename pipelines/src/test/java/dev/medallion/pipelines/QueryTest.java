@@ -85,6 +85,24 @@ class QueryTest {
   }
 
   @Test
+  void theNewestPaneViewsOfTheStreamingGoldAreQueryable() throws Exception {
+    Path iot = tmp.resolve("iot");
+    Runs.run(IotJob.Stage.ALL, Runs.options(iot, "--input=" + Runs.EVENTS));
+    Catalog.register(iot.toString());
+    List<String> golden =
+        Files.readAllLines(Runs.TESTDATA.resolve("iot/expected/device_minute.csv"));
+    try (LakeQuery q = new LakeQuery(iot.toString(), tmp.resolve("cache"))) {
+      LakeQuery.Result r =
+          q.run(
+              "SELECT count(*), sum(reading_count) FROM gold_device_minute_current WHERE date = '2026-11-29'");
+      assertThat(((Number) r.rows().get(0).get(0)).longValue()).isEqualTo(golden.size() - 1);
+      long readings = golden.stream().skip(1).mapToLong(l -> Long.parseLong(l.split(",")[5])).sum();
+      assertThat(((Number) r.rows().get(0).get(1)).longValue()).isEqualTo(readings);
+      assertThat(r.stats().partitionsRead()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void csvAndJsonOutput() throws Exception {
     LakeQuery.Result r =
         query(
