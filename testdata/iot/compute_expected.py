@@ -12,7 +12,6 @@ import sys
 import json
 import math
 import os
-import re
 from datetime import datetime, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -14,10 +14,8 @@ import sys
 import glob
 import hashlib
 import json
-import math
 import os
-import re
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
