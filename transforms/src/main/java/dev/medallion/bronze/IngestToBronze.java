@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.medallion.common.EventTimestamps;
 import dev.medallion.common.InvalidRecordException;
 import dev.medallion.common.Json;
+import dev.medallion.common.JsonFields;
 import dev.medallion.common.Rejections;
 import dev.medallion.records.BronzeEvent;
 import dev.medallion.records.DeadLetter;
@@ -78,7 +79,8 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
     ObjectNode json = Json.parseObject(raw.getPayload());
     String deviceId = Json.requireText(json, "device_id");
     Instant ts = EventTimestamps.parse(json.get("ts"), "ts");
-    return BronzeEvent.of(kindOf(json), deviceId, ts, raw.getPayload(), raw, ingestTs);
+    return BronzeEvent.of(
+        kindOf(json), deviceId, ts, raw.getPayload(), raw, ingestTs, new JsonFields(json));
   }
 
   private static String kindOf(JsonNode json) {

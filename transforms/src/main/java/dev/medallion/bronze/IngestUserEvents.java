@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.medallion.common.EventTimestamps;
 import dev.medallion.common.InvalidRecordException;
 import dev.medallion.common.Json;
+import dev.medallion.common.JsonFields;
 import dev.medallion.common.Rejections;
 import dev.medallion.records.DeadLetter;
 import dev.medallion.records.RawEvent;
@@ -78,22 +79,20 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
       throw new InvalidRecordException("empty_line", "the line is empty");
     }
     ObjectNode json = Json.parseObject(raw.getPayload());
-    return UserEventBronze.of(
-        textOrNull(json.get("user_id")),
-        textOrNull(json.get("event_type")),
-        timestampOrNull(json.get("event_timestamp")),
-        raw,
-        ingestTs);
+    JsonFields fields = new JsonFields(json);
+    return UserEventBronze.of(fields, timestampOrNote(json, fields), raw, ingestTs);
   }
 
-  private static @Nullable String textOrNull(@Nullable JsonNode v) {
-    return v != null && v.isTextual() && !v.asText().isBlank() ? v.asText() : null;
-  }
-
-  private static @Nullable Instant timestampOrNull(@Nullable JsonNode v) {
+  /** The parsed {@code event_timestamp}; null when absent, or when invalid (then noted). */
+  private static @Nullable Instant timestampOrNote(ObjectNode json, JsonFields fields) {
+    JsonNode v = json.get("event_timestamp");
+    if (v == null || v.isNull()) {
+      return null;
+    }
     try {
       return EventTimestamps.parse(v, "event_timestamp");
     } catch (InvalidRecordException e) {
+      fields.noteWrong("event_timestamp", v);
       return null;
     }
   }

@@ -40,52 +40,10 @@ public final class Json {
     return (ObjectNode) node;
   }
 
-  /** A required non-empty string field. */
+  /** A required non-empty string field of a parsed object; see {@link JsonFields#requireText}. */
   public static String requireText(JsonNode object, String field) {
-    JsonNode v = object.get(field);
-    if (v == null || v.isNull()) {
-      throw new InvalidRecordException("missing_" + field, field + " is missing or null");
-    }
-    if (!v.isTextual()) {
-      throw new InvalidRecordException(
-          "wrong_type:" + field,
-          field + " must be a string, got " + v.getNodeType().name().toLowerCase());
-    }
-    if (v.asText().isBlank()) {
-      throw new InvalidRecordException("missing_" + field, field + " is empty");
-    }
-    return v.asText();
-  }
-
-  /** A required JSON number (not a numeric string). */
-  public static double requireNumber(JsonNode object, String field) {
-    JsonNode v = object.get(field);
-    if (v == null || v.isNull()) {
-      throw new InvalidRecordException("missing_" + field, field + " is missing or null");
-    }
-    if (!v.isNumber()) {
-      throw new InvalidRecordException(
-          "wrong_type:" + field,
-          field + " must be a JSON number, got " + v.getNodeType().name().toLowerCase() + " " + v);
-    }
-    double d = v.asDouble();
-    if (Double.isNaN(d) || Double.isInfinite(d)) {
-      throw new InvalidRecordException("wrong_type:" + field, field + " is not finite: " + v);
-    }
-    return d;
-  }
-
-  /** A required JSON integer. */
-  public static long requireInteger(JsonNode object, String field) {
-    JsonNode v = object.get(field);
-    if (v == null || v.isNull()) {
-      throw new InvalidRecordException("missing_" + field, field + " is missing or null");
-    }
-    if (!v.isIntegralNumber() || !v.canConvertToLong()) {
-      throw new InvalidRecordException(
-          "wrong_type:" + field,
-          field + " must be a JSON integer, got " + v.getNodeType().name().toLowerCase() + " " + v);
-    }
-    return v.asLong();
+    JsonFields fields = new JsonFields((ObjectNode) object);
+    String value = fields.text(field);
+    return JsonFields.requireText(value, field, fields.typeErrors());
   }
 }

@@ -10,8 +10,10 @@ import org.joda.time.Instant;
 
 /**
  * A row of {@code bronze/iot_events}: one raw line that parsed as a sensor reading or a heartbeat,
- * kept verbatim in {@code raw_payload}, with the two fields every event must have already typed
- * ({@code device_id}, {@code event_ts}) and the ingest metadata. Partitioned by {@code
+ * kept verbatim in {@code raw_payload}, with the ingest metadata, the two fields every event must
+ * have ({@code device_id}, {@code event_ts}), and typed columns for the other known fields of
+ * either kind (null when absent; when of the wrong JSON type, null and named in {@code
+ * type_errors}). Values are not checked here: that is Silver's work. Partitioned by {@code
  * date=YYYY-MM-DD/hour=HH} of {@code event_ts} in UTC.
  */
 @AutoValue
@@ -49,13 +51,30 @@ public abstract class BronzeEvent {
 
   public abstract int getHour();
 
+  public abstract @Nullable String getSensorType();
+
+  public abstract @Nullable Double getValue();
+
+  public abstract @Nullable String getUnit();
+
+  public abstract @Nullable Long getSeq();
+
+  public abstract @Nullable Double getBatteryPct();
+
+  public abstract @Nullable Long getRssiDbm();
+
+  public abstract @Nullable String getStatus();
+
+  public abstract @Nullable String getTypeErrors();
+
   public static BronzeEvent of(
       String eventKind,
       String deviceId,
       Instant eventTs,
       String rawPayload,
       RawEvent raw,
-      Instant ingestTs) {
+      Instant ingestTs,
+      dev.medallion.common.JsonFields fields) {
     return new AutoValue_BronzeEvent(
         eventKind,
         deviceId,
@@ -70,6 +89,14 @@ public abstract class BronzeEvent {
         ingestTs,
         SCHEMA_VERSION,
         dev.medallion.common.EventTimestamps.utcDate(eventTs),
-        dev.medallion.common.EventTimestamps.utcHour(eventTs));
+        dev.medallion.common.EventTimestamps.utcHour(eventTs),
+        fields.text("sensor_type"),
+        fields.number("value"),
+        fields.text("unit"),
+        fields.integer("seq"),
+        fields.number("battery_pct"),
+        fields.integer("rssi_dbm"),
+        fields.text("status"),
+        fields.typeErrors());
   }
 }

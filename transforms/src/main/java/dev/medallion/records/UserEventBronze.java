@@ -10,9 +10,10 @@ import org.joda.time.Instant;
 
 /**
  * A row of {@code bronze/user_events}: one raw line that is a JSON object, kept verbatim in {@code
- * raw_line}, enriched with where and when it was ingested and, where the line has a valid one, its
- * event time and date. Key fields are not checked here (Silver does), so every JSON object is kept.
- * Partitioned by {@code ingest_date}: Bronze is append-only, one run's files at a time.
+ * raw_line}, enriched with where and when it was ingested, its event time and date where valid, and
+ * typed columns for the known fields (null when absent; when of the wrong JSON type, null and named
+ * in {@code type_errors}). Key fields are not checked here (Silver does), so every JSON object is
+ * kept. Partitioned by {@code ingest_date}: Bronze is append-only, one run's files at a time.
  */
 @AutoValue
 @DefaultSchema(AutoValueSchema.class)
@@ -42,12 +43,38 @@ public abstract class UserEventBronze {
 
   public abstract int getSchemaVersion();
 
+  public abstract @Nullable String getEventId();
+
+  public abstract @Nullable String getSessionId();
+
+  public abstract @Nullable String getProductId();
+
+  public abstract @Nullable Double getPrice();
+
+  public abstract @Nullable String getDevice();
+
+  public abstract @Nullable String getCountry();
+
+  /** {@code field:jsontype,…} of the fields of the wrong JSON type (see {@code JsonFields}). */
+  public abstract @Nullable String getTypeErrors();
+
+  /**
+   * @param eventTimestamp the parsed {@code event_timestamp}, or null when it is absent or invalid
+   *     (then {@code fields} has noted its type)
+   */
   public static UserEventBronze of(
-      @Nullable String userId,
-      @Nullable String eventType,
+      dev.medallion.common.JsonFields fields,
       @Nullable Instant eventTimestamp,
       RawEvent raw,
       Instant ingestTs) {
+    String userId = fields.text("user_id");
+    String eventType = fields.text("event_type");
+    String eventId = fields.text("event_id");
+    String sessionId = fields.text("session_id");
+    String productId = fields.text("product_id");
+    Double price = fields.number("price");
+    String device = fields.text("device");
+    String country = fields.text("country");
     return new AutoValue_UserEventBronze(
         userId,
         eventType,
@@ -61,6 +88,13 @@ public abstract class UserEventBronze {
         raw.getSourceOffset(),
         ingestTs,
         dev.medallion.common.EventTimestamps.utcDate(ingestTs),
-        SCHEMA_VERSION);
+        SCHEMA_VERSION,
+        eventId,
+        sessionId,
+        productId,
+        price,
+        device,
+        country,
+        fields.typeErrors());
   }
 }

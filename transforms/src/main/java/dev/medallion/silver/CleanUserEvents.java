@@ -1,10 +1,8 @@
 package dev.medallion.silver;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.medallion.common.EventTimestamps;
 import dev.medallion.common.InvalidRecordException;
-import dev.medallion.common.Json;
+import dev.medallion.common.JsonFields;
 import dev.medallion.common.Rejections;
 import dev.medallion.records.DeadLetter;
 import dev.medallion.records.UserEvent;
@@ -27,7 +25,6 @@ import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptors;
-import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
@@ -152,24 +149,41 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
     }
   }
 
-  /** The Silver rule for one Bronze row. */
+  /** The Silver rule for one Bronze row, from its typed columns. */
   public static UserEvent toUserEvent(UserEventBronze b) {
-    ObjectNode json = Json.parseObject(b.getRawLine());
-    String userId = Json.requireText(json, "user_id");
-    String eventType = Json.requireText(json, "event_type");
-    Instant ts = EventTimestamps.parse(json.get("event_timestamp"), "event_timestamp");
+    String errors = b.getTypeErrors();
+    String userId = JsonFields.requireText(b.getUserId(), "user_id", errors);
+    String eventType = JsonFields.requireText(b.getEventType(), "event_type", errors);
+    Instant ts = b.getEventTimestamp();
+    if (ts == null) {
+      String wrong = JsonFields.wrongTypeOf(errors, "event_timestamp");
+      throw wrong == null
+          ? new InvalidRecordException(
+              "missing_event_timestamp", "event_timestamp is missing or null")
+          : new InvalidRecordException(
+              "invalid_event_timestamp",
+              "event_timestamp (a "
+                  + wrong
+                  + ") is not an ISO-8601 instant with Z or an offset,"
+                  + " nor epoch milliseconds as a JSON integer");
+    }
     List<String> invalid = new ArrayList<>();
+    for (String field : NON_KEY_FIELDS) {
+      if (JsonFields.wrongTypeOf(errors, field) != null) {
+        invalid.add(field);
+      }
+    }
     return UserEvent.builder()
-        .setEventId(optionalText(json, "event_id", invalid))
+        .setEventId(b.getEventId())
         .setUserId(userId)
         .setEventType(eventType)
         .setEventTimestamp(ts)
         .setEventDate(EventTimestamps.utcDate(ts))
-        .setSessionId(optionalText(json, "session_id", invalid))
-        .setProductId(optionalText(json, "product_id", invalid))
-        .setPrice(optionalNumber(json, "price", invalid))
-        .setDevice(optionalText(json, "device", invalid))
-        .setCountry(optionalText(json, "country", invalid))
+        .setSessionId(b.getSessionId())
+        .setProductId(b.getProductId())
+        .setPrice(b.getPrice())
+        .setDevice(b.getDevice())
+        .setCountry(b.getCountry())
         .setInvalidFields(invalid.isEmpty() ? null : String.join(",", invalid))
         .setSource(b.getSource())
         .setSourceFile(b.getSourceFile())
@@ -178,29 +192,7 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
         .build();
   }
 
-  private static @Nullable String optionalText(
-      ObjectNode json, String field, List<String> invalid) {
-    JsonNode v = json.get(field);
-    if (v == null || v.isNull()) {
-      return null;
-    }
-    if (!v.isTextual()) {
-      invalid.add(field);
-      return null;
-    }
-    return v.asText();
-  }
-
-  private static @Nullable Double optionalNumber(
-      ObjectNode json, String field, List<String> invalid) {
-    JsonNode v = json.get(field);
-    if (v == null || v.isNull()) {
-      return null;
-    }
-    if (!v.isNumber() || !Double.isFinite(v.asDouble())) {
-      invalid.add(field);
-      return null;
-    }
-    return v.asDouble();
-  }
+  /** The fields that become null and flagged, not quarantined, when of the wrong type. */
+  static final List<String> NON_KEY_FIELDS =
+      List.of("event_id", "session_id", "product_id", "price", "device", "country");
 }

@@ -1,9 +1,7 @@
 package dev.medallion.silver;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.medallion.common.InvalidRecordException;
-import dev.medallion.common.Json;
+import dev.medallion.common.JsonFields;
 import dev.medallion.common.Rejections;
 import dev.medallion.records.BronzeEvent;
 import dev.medallion.records.DeadLetter;
@@ -23,12 +21,13 @@ import org.apache.beam.sdk.values.TupleTagList;
 import org.joda.time.Instant;
 
 /**
- * Silver: validates each Bronze event record by record and enriches it with its device from the
- * registry (a side input). Readings go to {@link #READINGS} with temperatures in °C, heartbeats to
- * {@link #HEARTBEATS}, and every rejected record to {@link #QUARANTINE} with stage {@code silver},
- * its reason and its original payload. Reasons: {@code missing_<field>}, {@code
- * wrong_type:<field>}, {@code invalid_sensor_type}, {@code invalid_unit}, {@code
- * out_of_range:<field>}, {@code invalid_status}, {@code unknown_device}.
+ * Silver: validates each Bronze event record by record, from Bronze's typed columns (the line is
+ * parsed once, in Bronze), and enriches it with its device from the registry (a side input).
+ * Readings go to {@link #READINGS} with temperatures in °C, heartbeats to {@link #HEARTBEATS}, and
+ * every rejected record to {@link #QUARANTINE} with stage {@code silver}, its reason and its
+ * original payload. Reasons: {@code missing_<field>}, {@code wrong_type:<field>}, {@code
+ * invalid_sensor_type}, {@code invalid_unit}, {@code out_of_range:<field>}, {@code invalid_status},
+ * {@code unknown_device}.
  */
 public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCollectionTuple> {
   public static final TupleTag<SensorReading> READINGS = new TupleTag<>() {};
@@ -92,11 +91,12 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
 
   /** The Silver rule for a reading. */
   public static SensorReading toReading(BronzeEvent e, Map<String, Device> registry) {
-    ObjectNode json = Json.parseObject(e.getRawPayload());
-    String type = Json.requireText(json, "sensor_type");
-    double value = Json.requireNumber(json, "value");
-    String unit = Json.requireText(json, "unit");
-    Long seq = optionalInteger(json, "seq");
+    String errors = e.getTypeErrors();
+    String type = JsonFields.requireText(e.getSensorType(), "sensor_type", errors);
+    double value = JsonFields.requireNumber(e.getValue(), "value", errors);
+    String unit = JsonFields.requireText(e.getUnit(), "unit", errors);
+    JsonFields.checkType("seq", errors, "a JSON integer");
+    Long seq = e.getSeq();
     Units.Canonical canonical = Units.canonical(type, value, unit);
     Device device = knownDevice(e.getDeviceId(), registry);
     return SensorReading.builder()
@@ -124,10 +124,10 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
 
   /** The Silver rule for a heartbeat. */
   public static Heartbeat toHeartbeat(BronzeEvent e, Map<String, Device> registry) {
-    ObjectNode json = Json.parseObject(e.getRawPayload());
-    double battery = Json.requireNumber(json, "battery_pct");
-    long rssi = Json.requireInteger(json, "rssi_dbm");
-    String status = Json.requireText(json, "status");
+    String errors = e.getTypeErrors();
+    double battery = JsonFields.requireNumber(e.getBatteryPct(), "battery_pct", errors);
+    long rssi = JsonFields.requireInteger(e.getRssiDbm(), "rssi_dbm", errors);
+    String status = JsonFields.requireText(e.getStatus(), "status", errors);
     if (battery < 0 || battery > 100) {
       throw new InvalidRecordException(
           "out_of_range:battery_pct", "battery_pct " + battery + " is outside 0..100");
@@ -164,13 +164,5 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
           "unknown_device", "device " + deviceId + " is not in the device registry");
     }
     return d;
-  }
-
-  private static Long optionalInteger(JsonNode json, String field) {
-    JsonNode v = json.get(field);
-    if (v == null || v.isNull()) {
-      return null;
-    }
-    return Json.requireInteger(json, field);
   }
 }

@@ -147,5 +147,24 @@ class IngestToBronzeTest {
     BronzeEvent e = IngestToBronze.classify(raw, new Instant(0));
     assertThat(e.getEventKind()).isEqualTo("reading");
     assertThat(e.getEventTs()).isEqualTo(new Instant(1795947330123L));
+    assertThat(e.getSensorType()).isEqualTo("temperature");
+    assertThat(e.getValue()).isEqualTo(21.73);
+    assertThat(e.getSeq()).isEqualTo(1042L);
+    assertThat(e.getBatteryPct()).isNull();
+    assertThat(e.getTypeErrors()).isNull();
+  }
+
+  @Test
+  void fieldsOfTheWrongJsonTypeAreNullAndNamedForSilver() {
+    String line =
+        "{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\",\"value\":\"40\",\"unit\":7,"
+            + "\"seq\":1.5,\"ts\":1795947330123}";
+    BronzeEvent e =
+        IngestToBronze.classify(RawEvent.of(line, "file", "x", null, 1, null), new Instant(0));
+    assertThat(e.getValue()).isNull();
+    assertThat(e.getUnit()).isNull();
+    assertThat(e.getSeq()).isNull();
+    assertThat(e.getTypeErrors()).isEqualTo("value:string,unit:number,seq:number");
+    assertThat(e.getRawPayload()).isEqualTo(line);
   }
 }

@@ -1,0 +1,145 @@
+package dev.medallion.common;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * Typed reads of a JSON object's optional fields, for Bronze's schema-aware columns: an absent or
+ * null field reads as null; a field of the wrong JSON type also reads as null and is noted in
+ * {@link #typeErrors()} as {@code field:jsontype}, so that Silver can reject it with its reason
+ * without parsing the line again.
+ */
+public final class JsonFields {
+  private final ObjectNode json;
+  private final List<String> errors = new ArrayList<>();
+
+  public JsonFields(ObjectNode json) {
+    this.json = json;
+  }
+
+  public @Nullable String text(String field) {
+    JsonNode v = json.get(field);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isTextual()) {
+      return wrong(field, v);
+    }
+    return v.asText();
+  }
+
+  public @Nullable Double number(String field) {
+    JsonNode v = json.get(field);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isNumber() || !Double.isFinite(v.asDouble())) {
+      return wrong(field, v);
+    }
+    return v.asDouble();
+  }
+
+  public @Nullable Long integer(String field) {
+    JsonNode v = json.get(field);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+      return wrong(field, v);
+    }
+    return v.asLong();
+  }
+
+  private <T> @Nullable T wrong(String field, JsonNode v) {
+    noteWrong(field, v);
+    return null;
+  }
+
+  /** Notes a field whose value a caller found unusable (an unparseable timestamp, say). */
+  public void noteWrong(String field, JsonNode v) {
+    errors.add(field + ":" + v.getNodeType().name().toLowerCase());
+  }
+
+  /** {@code field:jsontype,…} for every field read with the wrong type; null when none. */
+  public @Nullable String typeErrors() {
+    return errors.isEmpty() ? null : String.join(",", errors);
+  }
+
+  /**
+   * A required string field read by {@link #text}.
+   *
+   * @throws InvalidRecordException {@code wrong_type:<field>} or {@code missing_<field>} (also for
+   *     a blank string)
+   */
+  public static String requireText(
+      @Nullable String value, String field, @Nullable String typeErrors) {
+    String wrong = wrongTypeOf(typeErrors, field);
+    if (wrong != null) {
+      throw new InvalidRecordException(
+          "wrong_type:" + field, field + " must be a string, got " + wrong);
+    }
+    if (value == null) {
+      throw new InvalidRecordException("missing_" + field, field + " is missing or null");
+    }
+    if (value.isBlank()) {
+      throw new InvalidRecordException("missing_" + field, field + " is empty");
+    }
+    return value;
+  }
+
+  /** A required number field read by {@link #number}; reasons as {@link #requireText}. */
+  public static double requireNumber(
+      @Nullable Double value, String field, @Nullable String typeErrors) {
+    String wrong = wrongTypeOf(typeErrors, field);
+    if (wrong != null) {
+      throw new InvalidRecordException(
+          "wrong_type:" + field, field + " must be a JSON number, got " + wrong);
+    }
+    if (value == null) {
+      throw new InvalidRecordException("missing_" + field, field + " is missing or null");
+    }
+    return value;
+  }
+
+  /** A required integer field read by {@link #integer}; reasons as {@link #requireText}. */
+  public static long requireInteger(
+      @Nullable Long value, String field, @Nullable String typeErrors) {
+    checkType(field, typeErrors, "a JSON integer");
+    if (value == null) {
+      throw new InvalidRecordException("missing_" + field, field + " is missing or null");
+    }
+    return value;
+  }
+
+  /**
+   * An optional field read by {@link #text}, {@link #number} or {@link #integer}: only its type.
+   */
+  public static void checkType(String field, @Nullable String typeErrors, String expected) {
+    String wrong = wrongTypeOf(typeErrors, field);
+    if (wrong != null) {
+      throw new InvalidRecordException(
+          "wrong_type:" + field, field + " must be " + expected + ", got " + wrong);
+    }
+  }
+
+  /**
+   * The JSON type a field had when Bronze found it of the wrong type, or null when it did not.
+   *
+   * @param typeErrors a {@link #typeErrors()} value
+   */
+  public static @Nullable String wrongTypeOf(@Nullable String typeErrors, String field) {
+    if (typeErrors == null) {
+      return null;
+    }
+    for (String e : typeErrors.split(",")) {
+      int colon = e.lastIndexOf(':');
+      if (e.substring(0, colon).equals(field)) {
+        return e.substring(colon + 1);
+      }
+    }
+    return null;
+  }
+}
