@@ -105,9 +105,7 @@ public final class LakeQuery implements AutoCloseable {
       }
     }
     for (String name : files.keySet()) {
-      for (String other : files.keySet()) {
-        createView(other, skeletonGlobs(other, files.get(other).keySet()));
-      }
+      // the other tables stay on their whole skeleton; this one's view is restored afterwards
       needed.put(name, neededPartitions(sql, name, files.get(name).keySet()));
     }
     // 2) read what is needed: in place, or fetched into the cache

@@ -103,6 +103,17 @@ class QueryTest {
   }
 
   @Test
+  void eachTableOfAJoinIsPrunedOnItsOwn() throws Exception {
+    LakeQuery.Result r =
+        query(
+            "SELECT count(*) FROM silver_user_events s JOIN gold_user_features g USING (user_id)"
+                + " WHERE s.event_date = '2026-11-26' AND g.as_of_date = '2026-11-28'");
+    assertThat(r.stats().partitionsTotal()).isEqualTo(3 + 1);
+    assertThat(r.stats().partitionsRead()).isEqualTo(1 + 1);
+    assertThat(((Number) r.rows().get(0).get(0)).longValue()).isEqualTo(29);
+  }
+
+  @Test
   void csvAndJsonOutput() throws Exception {
     LakeQuery.Result r =
         query(
