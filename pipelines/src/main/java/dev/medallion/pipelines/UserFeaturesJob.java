@@ -98,14 +98,22 @@ public final class UserFeaturesJob {
     if (matching.isEmpty()) {
       throw new IllegalArgumentException("--input matches no file: " + input);
     }
+    List<String> undone =
+        IngestManifest.undoUnfinished(
+            lake, List.of(Lakehouse.BRONZE_USERS, Lakehouse.QUARANTINE_USERS + "/stage=bronze"));
+    if (!undone.isEmpty()) {
+      System.err.println(
+          "undid the Bronze of unfinished run(s) " + undone + "; their files are ingested again");
+    }
     Set<String> fresh = new TreeSet<>(matching);
     fresh.removeAll(IngestManifest.ingested(lake));
     Map<String, Long> bronzeCounters = Map.of();
     if (!fresh.isEmpty()) {
+      IngestManifest.begin(lake, o.getRunId(), fresh);
       Pipeline bronze = Pipeline.create(o);
       buildBronze(bronze, new ArrayList<>(fresh), lake, o);
       bronzeCounters = finish(bronze.run(), "Bronze");
-      IngestManifest.record(lake, o.getRunId(), fresh);
+      IngestManifest.commit(lake, o.getRunId());
     }
 
     String staging = lake.table("_staging/" + o.getRunId());

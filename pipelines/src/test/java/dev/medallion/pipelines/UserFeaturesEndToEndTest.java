@@ -156,6 +156,29 @@ class UserFeaturesEndToEndTest {
   }
 
   @Test
+  void aRunThatDiedDuringBronzeIsUndoneAndItsFilesIngestedOnce() throws Exception {
+    Path lake = tmp.resolve("lake");
+    UserFeaturesJob.run(options(lake, inputWith("raw"), "r1"));
+    // A run "dead" began ingesting the late file, wrote part of its Bronze, and died.
+    Path in = inputWith("raw", "late");
+    Path late = in.resolve("events-2026-11-28.ndjson");
+    Path manifest = lake.resolve("bronze/user_events/_manifest");
+    Files.writeString(manifest.resolve("dead.pending"), late + "\n");
+    Path bronzeFile;
+    try (Stream<Path> files = Files.walk(lake.resolve("bronze/user_events"))) {
+      bronzeFile = files.filter(f -> f.toString().endsWith(".parquet")).findFirst().orElseThrow();
+    }
+    Files.copy(bronzeFile, bronzeFile.resolveSibling("part-dead-00000-of-00001.parquet"));
+
+    UserFeaturesJob.Summary s = UserFeaturesJob.run(options(lake, in, "r2"));
+    assertThat(s.newFiles()).isEqualTo(1);
+    assertThat(manifest.resolve("dead.pending")).doesNotExist();
+    assertThat(bronzeFile.resolveSibling("part-dead-00000-of-00001.parquet")).doesNotExist();
+    assertCounts(lake, "second");
+    assertGoldEquals(lake, "second");
+  }
+
+  @Test
   void sparkRunnerGivesTheSameGold() throws Exception {
     Path lake = tmp.resolve("lake");
     UserFeaturesJob.run(
