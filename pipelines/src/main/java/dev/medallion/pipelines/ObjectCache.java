@@ -39,10 +39,6 @@ final class ObjectCache {
     return lakehouse.contains("://");
   }
 
-  Path root() {
-    return root;
-  }
-
   int fetched() {
     return fetched;
   }

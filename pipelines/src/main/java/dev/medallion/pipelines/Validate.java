@@ -17,10 +17,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code validate}: checks each layer of a local lakehouse on its own and prints a pass/fail
- * report; exits 1 when a check fails. Bronze holds every input line exactly once; Silver conforms
- * to its schema and {@code bronze = silver + quarantined} per source; Gold's windows are aligned,
- * each device-minute appears once, and its aggregates equal a recomputation from Silver in SQL.
+ * {@code validate}: checks each layer of a lakehouse (local, or {@code s3://} mirrored into the
+ * object cache) on its own and prints a pass/fail report; exits 1 when a check fails. Bronze holds
+ * every input line exactly once; Silver conforms to its schema and {@code bronze = silver +
+ * quarantined} per source; Gold's windows are aligned, each device-minute appears once, and its
+ * aggregates equal a recomputation from Silver in SQL.
  */
 @Command(
     name = "validate",

@@ -45,12 +45,15 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
 
   /** Classifies one raw line; {@link #classify} is the whole rule, for tests and tools. */
   static class ParseRawEventFn extends DoFn<RawEvent, BronzeEvent> {
+    private static final org.apache.beam.sdk.metrics.Counter ACCEPTED =
+        Rejections.accepted(DeadLetter.BRONZE);
+
     @ProcessElement
     public void process(@Element RawEvent raw, MultiOutputReceiver out) {
       Instant now = Instant.now();
       try {
         BronzeEvent event = classify(raw, now);
-        Rejections.accepted(DeadLetter.BRONZE).inc();
+        ACCEPTED.inc();
         out.get(EVENTS).outputWithTimestamp(event, event.getEventTs());
       } catch (InvalidRecordException e) {
         Rejections.count(DeadLetter.BRONZE, e.getReason());

@@ -53,6 +53,8 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
   }
 
   static class ParseUserEventFn extends DoFn<RawEvent, UserEventBronze> {
+    private static final org.apache.beam.sdk.metrics.Counter ACCEPTED = Rejections.accepted(STAGE);
+
     private final Instant now;
 
     ParseUserEventFn(Instant ingestTs) {
@@ -63,7 +65,7 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
     public void process(@Element RawEvent raw, MultiOutputReceiver out) {
       try {
         out.get(EVENTS).output(parse(raw, now));
-        Rejections.accepted(STAGE).inc();
+        ACCEPTED.inc();
       } catch (InvalidRecordException e) {
         Rejections.count(STAGE, e.getReason());
         out.get(DEAD_LETTERS).output(DeadLetter.rejectedLine(DeadLetter.BRONZE, e, raw, now));

@@ -34,20 +34,13 @@ import org.joda.time.Instant;
 public class ComputeUserFeatures
     extends PTransform<PCollection<UserEvent>, PCollection<UserFeatures>> {
   private final PCollectionView<String> asOfDate;
-  private final int buckets;
 
-  private ComputeUserFeatures(PCollectionView<String> asOfDate, int buckets) {
+  private ComputeUserFeatures(PCollectionView<String> asOfDate) {
     this.asOfDate = asOfDate;
-    this.buckets = buckets;
   }
 
   public static ComputeUserFeatures asOf(PCollectionView<String> asOfDate) {
-    return new ComputeUserFeatures(asOfDate, UserBuckets.DEFAULT);
-  }
-
-  /** Groups users into this many buckets (see {@link UserBuckets}). */
-  public ComputeUserFeatures withBuckets(int buckets) {
-    return new ComputeUserFeatures(asOfDate, buckets);
+    return new ComputeUserFeatures(asOfDate);
   }
 
   @Override
@@ -55,7 +48,7 @@ public class ComputeUserFeatures
     return events
         .apply(
             "KeyByUserBucket",
-            WithKeys.of((UserEvent e) -> UserBuckets.of(e.getUserId(), buckets))
+            WithKeys.of((UserEvent e) -> UserBuckets.of(e.getUserId()))
                 .withKeyType(TypeDescriptors.integers()))
         .apply("GroupByUserBucket", GroupByKey.create())
         .apply("ToFeatures", ParDo.of(new FeaturesFn(asOfDate)).withSideInputs(asOfDate));

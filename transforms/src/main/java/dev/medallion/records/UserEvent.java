@@ -40,6 +40,9 @@ public abstract class UserEvent {
 
   public abstract @Nullable String getInvalidFields();
 
+  /** The line as it arrived, verbatim (as in Bronze). */
+  public abstract String getRawLine();
+
   public abstract String getSource();
 
   public abstract String getSourceFile();
@@ -76,6 +79,8 @@ public abstract class UserEvent {
     public abstract Builder setCountry(@Nullable String v);
 
     public abstract Builder setInvalidFields(@Nullable String v);
+
+    public abstract Builder setRawLine(String v);
 
     public abstract Builder setSource(String v);
 

@@ -44,19 +44,8 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
 
   static final String STAGE = "silver_user";
 
-  private final int buckets;
-
-  private CleanUserEvents(int buckets) {
-    this.buckets = buckets;
-  }
-
   public static CleanUserEvents create() {
-    return new CleanUserEvents(UserBuckets.DEFAULT);
-  }
-
-  /** Groups users into this many buckets to find duplicates (see {@link UserBuckets}). */
-  public CleanUserEvents withBuckets(int buckets) {
-    return new CleanUserEvents(buckets);
+    return new CleanUserEvents();
   }
 
   @Override
@@ -70,7 +59,7 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
             .get(EVENTS)
             .apply(
                 "KeyByUserBucket",
-                WithKeys.of((UserEvent e) -> UserBuckets.of(e.getUserId(), buckets))
+                WithKeys.of((UserEvent e) -> UserBuckets.of(e.getUserId()))
                     .withKeyType(TypeDescriptors.integers()))
             .apply("GroupByUserBucket", GroupByKey.create())
             .apply(
@@ -111,6 +100,8 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
 
   /** Within a bucket of users, keeps the first copy of each {@code (user_id, instant)}. */
   static class KeepFirstFn extends DoFn<KV<Integer, Iterable<UserEvent>>, UserEvent> {
+    private static final org.apache.beam.sdk.metrics.Counter ACCEPTED = Rejections.accepted(STAGE);
+
     private final Counter duplicates = Metrics.counter(Rejections.NAMESPACE, STAGE + "_duplicates");
 
     @ProcessElement
@@ -130,7 +121,7 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
     private void keepFirst(List<UserEvent> all, MultiOutputReceiver out) {
       all.sort(FIRST);
       UserEvent kept = all.get(0);
-      Rejections.accepted(STAGE).inc();
+      ACCEPTED.inc();
       out.get(EVENTS).output(kept);
       for (UserEvent d : all.subList(1, all.size())) {
         duplicates.inc();
@@ -140,7 +131,7 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
                     DeadLetter.SILVER,
                     "duplicate",
                     "same user_id and event_timestamp instant as " + kept.getSource(),
-                    "",
+                    d.getRawLine(),
                     d.getSource(),
                     d.getSourceFile(),
                     d.getEventTimestamp(),
@@ -185,6 +176,7 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
         .setDevice(b.getDevice())
         .setCountry(b.getCountry())
         .setInvalidFields(invalid.isEmpty() ? null : String.join(",", invalid))
+        .setRawLine(b.getRawLine())
         .setSource(b.getSource())
         .setSourceFile(b.getSourceFile())
         .setLineNumber(b.getLineNumber())

@@ -8,11 +8,11 @@ package dev.medallion.silver;
  * minutes; the result does not depend on the bucket count.
  */
 public final class UserBuckets {
-  public static final int DEFAULT = 64;
+  public static final int COUNT = 64;
 
   private UserBuckets() {}
 
-  public static int of(String userId, int buckets) {
-    return Math.floorMod(userId.hashCode(), buckets);
+  public static int of(String userId) {
+    return Math.floorMod(userId.hashCode(), COUNT);
   }
 }

@@ -56,6 +56,9 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
   }
 
   static class ValidateFn extends DoFn<BronzeEvent, SensorReading> {
+    private static final org.apache.beam.sdk.metrics.Counter ACCEPTED =
+        Rejections.accepted(DeadLetter.SILVER);
+
     private final PCollectionView<Map<String, Device>> devices;
 
     ValidateFn(PCollectionView<Map<String, Device>> devices) {
@@ -71,7 +74,7 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
         } else {
           out.get(HEARTBEATS).output(toHeartbeat(e, registry));
         }
-        Rejections.accepted(DeadLetter.SILVER).inc();
+        ACCEPTED.inc();
       } catch (InvalidRecordException ex) {
         Rejections.count(DeadLetter.SILVER, ex.getReason());
         out.get(QUARANTINE)

@@ -17,6 +17,7 @@ class ComputeUserFeaturesTest {
         .setEventType(type)
         .setEventTimestamp(t)
         .setEventDate(EventTimestamps.utcDate(t))
+        .setRawLine("{}")
         .setSource("s")
         .setSourceFile("f")
         .setLineNumber(1)

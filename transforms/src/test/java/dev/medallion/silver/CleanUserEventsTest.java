@@ -105,6 +105,13 @@ class CleanUserEventsTest {
                     MapElements.into(TypeDescriptors.strings())
                         .via((DeadLetter d) -> d.getSource() + "|" + d.getReason())))
         .containsInAnyOrder("file:b.ndjson#7|duplicate", "file:z-late.ndjson#1|duplicate");
+    PAssert.that(
+            out.get(CleanUserEvents.DUPLICATES)
+                .apply(
+                    "DupPayloads",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((DeadLetter d) -> d.getOriginalPayload())))
+        .containsInAnyOrder(offset, millis);
     p.run();
   }
 
