@@ -4,6 +4,7 @@ import com.google.auto.value.AutoValue;
 import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.sdk.schemas.annotations.SchemaFieldNumber;
 import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -23,48 +24,70 @@ public abstract class BronzeEvent {
   public static final int SCHEMA_VERSION = 1;
 
   /** {@code reading} or {@code heartbeat}. */
+  @SchemaFieldNumber("0")
   public abstract String getEventKind();
 
+  @SchemaFieldNumber("1")
   public abstract String getDeviceId();
 
+  @SchemaFieldNumber("2")
   public abstract Instant getEventTs();
 
+  @SchemaFieldNumber("3")
   public abstract String getRawPayload();
 
+  @SchemaFieldNumber("4")
   public abstract String getSource();
 
+  @SchemaFieldNumber("5")
   public abstract String getSourceKind();
 
+  @SchemaFieldNumber("6")
   public abstract String getSourceName();
 
+  @SchemaFieldNumber("7")
   public abstract @Nullable Integer getSourcePartition();
 
+  @SchemaFieldNumber("8")
   public abstract long getSourceOffset();
 
+  @SchemaFieldNumber("9")
   public abstract @Nullable Instant getReceivedAt();
 
+  @SchemaFieldNumber("10")
   public abstract Instant getIngestTs();
 
+  @SchemaFieldNumber("11")
   public abstract int getSchemaVersion();
 
+  @SchemaFieldNumber("12")
   public abstract String getDate();
 
+  @SchemaFieldNumber("13")
   public abstract int getHour();
 
+  @SchemaFieldNumber("14")
   public abstract @Nullable String getSensorType();
 
+  @SchemaFieldNumber("15")
   public abstract @Nullable Double getValue();
 
+  @SchemaFieldNumber("16")
   public abstract @Nullable String getUnit();
 
+  @SchemaFieldNumber("17")
   public abstract @Nullable Long getSeq();
 
+  @SchemaFieldNumber("18")
   public abstract @Nullable Double getBatteryPct();
 
+  @SchemaFieldNumber("19")
   public abstract @Nullable Long getRssiDbm();
 
+  @SchemaFieldNumber("20")
   public abstract @Nullable String getStatus();
 
+  @SchemaFieldNumber("21")
   public abstract @Nullable String getTypeErrors();
 
   public static BronzeEvent of(

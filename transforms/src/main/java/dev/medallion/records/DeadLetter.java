@@ -4,6 +4,7 @@ import com.google.auto.value.AutoValue;
 import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.sdk.schemas.annotations.SchemaFieldNumber;
 import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -22,23 +23,32 @@ public abstract class DeadLetter {
   public static final String SILVER = "silver";
   public static final String GOLD = "gold";
 
+  @SchemaFieldNumber("0")
   public abstract String getStage();
 
+  @SchemaFieldNumber("1")
   public abstract String getReason();
 
+  @SchemaFieldNumber("2")
   public abstract String getDetail();
 
+  @SchemaFieldNumber("3")
   public abstract String getOriginalPayload();
 
+  @SchemaFieldNumber("4")
   public abstract String getSource();
 
+  @SchemaFieldNumber("5")
   public abstract String getSourceName();
 
+  @SchemaFieldNumber("6")
   public abstract @Nullable Instant getEventTs();
 
+  @SchemaFieldNumber("7")
   public abstract Instant getAt();
 
   /** {@code YYYY-MM-DD} (UTC) of {@code at}: the partition. */
+  @SchemaFieldNumber("8")
   public abstract String getDate();
 
   /** A raw line a stage rejected: the rule's reason and words, the line and where it came from. */

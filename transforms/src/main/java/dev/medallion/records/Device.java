@@ -4,6 +4,7 @@ import com.google.auto.value.AutoValue;
 import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.sdk.schemas.annotations.SchemaFieldNumber;
 import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
 
 /**
@@ -14,18 +15,25 @@ import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseForma
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
 public abstract class Device {
+  @SchemaFieldNumber("0")
   public abstract String getDeviceId();
 
+  @SchemaFieldNumber("1")
   public abstract String getSite();
 
+  @SchemaFieldNumber("2")
   public abstract String getZone();
 
+  @SchemaFieldNumber("3")
   public abstract double getLatitude();
 
+  @SchemaFieldNumber("4")
   public abstract double getLongitude();
 
+  @SchemaFieldNumber("5")
   public abstract String getModel();
 
+  @SchemaFieldNumber("6")
   public abstract String getInstalledAt();
 
   public static Device of(

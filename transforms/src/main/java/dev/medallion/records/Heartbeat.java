@@ -4,6 +4,7 @@ import com.google.auto.value.AutoValue;
 import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.sdk.schemas.annotations.SchemaFieldNumber;
 import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -13,36 +14,52 @@ import org.joda.time.Instant;
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
 public abstract class Heartbeat {
+  @SchemaFieldNumber("0")
   public abstract String getDeviceId();
 
+  @SchemaFieldNumber("1")
   public abstract String getSite();
 
+  @SchemaFieldNumber("2")
   public abstract String getZone();
 
+  @SchemaFieldNumber("3")
   public abstract double getLatitude();
 
+  @SchemaFieldNumber("4")
   public abstract double getLongitude();
 
+  @SchemaFieldNumber("5")
   public abstract String getModel();
 
+  @SchemaFieldNumber("6")
   public abstract double getBatteryPct();
 
+  @SchemaFieldNumber("7")
   public abstract long getRssiDbm();
 
+  @SchemaFieldNumber("8")
   public abstract String getStatus();
 
+  @SchemaFieldNumber("9")
   public abstract Instant getEventTs();
 
+  @SchemaFieldNumber("10")
   public abstract String getDate();
 
+  @SchemaFieldNumber("11")
   public abstract String getRawPayload();
 
+  @SchemaFieldNumber("12")
   public abstract String getSource();
 
+  @SchemaFieldNumber("13")
   public abstract String getSourceName();
 
+  @SchemaFieldNumber("14")
   public abstract @Nullable Instant getReceivedAt();
 
+  @SchemaFieldNumber("15")
   public abstract Instant getIngestTs();
 
   public static Builder builder() {

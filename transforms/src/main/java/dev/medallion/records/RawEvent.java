@@ -4,6 +4,7 @@ import com.google.auto.value.AutoValue;
 import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.sdk.schemas.annotations.SchemaFieldNumber;
 import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -19,16 +20,22 @@ import org.joda.time.Instant;
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
 public abstract class RawEvent {
+  @SchemaFieldNumber("0")
   public abstract String getPayload();
 
+  @SchemaFieldNumber("1")
   public abstract String getSourceKind();
 
+  @SchemaFieldNumber("2")
   public abstract String getSourceName();
 
+  @SchemaFieldNumber("3")
   public abstract @Nullable Integer getSourcePartition();
 
+  @SchemaFieldNumber("4")
   public abstract long getSourceOffset();
 
+  @SchemaFieldNumber("5")
   public abstract @Nullable Instant getReceivedAt();
 
   /** The unique id of this line: kind, name, partition and offset. */

@@ -4,6 +4,7 @@ import com.google.auto.value.AutoValue;
 import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.sdk.schemas.annotations.SchemaFieldNumber;
 import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -17,42 +18,61 @@ import org.joda.time.Instant;
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
 public abstract class SensorReading {
+  @SchemaFieldNumber("0")
   public abstract String getDeviceId();
 
+  @SchemaFieldNumber("1")
   public abstract String getSite();
 
+  @SchemaFieldNumber("2")
   public abstract String getZone();
 
+  @SchemaFieldNumber("3")
   public abstract double getLatitude();
 
+  @SchemaFieldNumber("4")
   public abstract double getLongitude();
 
+  @SchemaFieldNumber("5")
   public abstract String getModel();
 
+  @SchemaFieldNumber("6")
   public abstract String getSensorType();
 
+  @SchemaFieldNumber("7")
   public abstract double getValue();
 
+  @SchemaFieldNumber("8")
   public abstract String getUnit();
 
+  @SchemaFieldNumber("9")
   public abstract double getOriginalValue();
 
+  @SchemaFieldNumber("10")
   public abstract String getOriginalUnit();
 
+  @SchemaFieldNumber("11")
   public abstract @Nullable Long getSeq();
 
+  @SchemaFieldNumber("12")
   public abstract Instant getEventTs();
 
+  @SchemaFieldNumber("13")
   public abstract String getDate();
 
+  @SchemaFieldNumber("14")
   public abstract String getRawPayload();
 
+  @SchemaFieldNumber("15")
   public abstract String getSource();
 
+  @SchemaFieldNumber("16")
   public abstract String getSourceName();
 
+  @SchemaFieldNumber("17")
   public abstract @Nullable Instant getReceivedAt();
 
+  @SchemaFieldNumber("18")
   public abstract Instant getIngestTs();
 
   public static Builder builder() {

@@ -4,6 +4,7 @@ import com.google.auto.value.AutoValue;
 import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.sdk.schemas.annotations.SchemaFieldNumber;
 import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -18,37 +19,53 @@ import org.joda.time.Instant;
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
 public abstract class UserEvent {
+  @SchemaFieldNumber("0")
   public abstract @Nullable String getEventId();
 
+  @SchemaFieldNumber("1")
   public abstract String getUserId();
 
+  @SchemaFieldNumber("2")
   public abstract String getEventType();
 
+  @SchemaFieldNumber("3")
   public abstract Instant getEventTimestamp();
 
+  @SchemaFieldNumber("4")
   public abstract String getEventDate();
 
+  @SchemaFieldNumber("5")
   public abstract @Nullable String getSessionId();
 
+  @SchemaFieldNumber("6")
   public abstract @Nullable String getProductId();
 
+  @SchemaFieldNumber("7")
   public abstract @Nullable Double getPrice();
 
+  @SchemaFieldNumber("8")
   public abstract @Nullable String getDevice();
 
+  @SchemaFieldNumber("9")
   public abstract @Nullable String getCountry();
 
+  @SchemaFieldNumber("10")
   public abstract @Nullable String getInvalidFields();
 
   /** The line as it arrived, verbatim (as in Bronze). */
+  @SchemaFieldNumber("11")
   public abstract String getRawLine();
 
+  @SchemaFieldNumber("12")
   public abstract String getSource();
 
+  @SchemaFieldNumber("13")
   public abstract String getSourceFile();
 
+  @SchemaFieldNumber("14")
   public abstract long getLineNumber();
 
+  @SchemaFieldNumber("15")
   public abstract Instant getIngestTs();
 
   public static Builder builder() {

@@ -4,6 +4,7 @@ import com.google.auto.value.AutoValue;
 import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.sdk.schemas.annotations.SchemaFieldNumber;
 import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -21,41 +22,59 @@ import org.joda.time.Instant;
 public abstract class UserEventBronze {
   public static final int SCHEMA_VERSION = 1;
 
+  @SchemaFieldNumber("0")
   public abstract @Nullable String getUserId();
 
+  @SchemaFieldNumber("1")
   public abstract @Nullable String getEventType();
 
+  @SchemaFieldNumber("2")
   public abstract @Nullable Instant getEventTimestamp();
 
+  @SchemaFieldNumber("3")
   public abstract @Nullable String getEventDate();
 
+  @SchemaFieldNumber("4")
   public abstract String getRawLine();
 
+  @SchemaFieldNumber("5")
   public abstract String getSource();
 
+  @SchemaFieldNumber("6")
   public abstract String getSourceFile();
 
+  @SchemaFieldNumber("7")
   public abstract long getLineNumber();
 
+  @SchemaFieldNumber("8")
   public abstract Instant getIngestTs();
 
+  @SchemaFieldNumber("9")
   public abstract String getIngestDate();
 
+  @SchemaFieldNumber("10")
   public abstract int getSchemaVersion();
 
+  @SchemaFieldNumber("11")
   public abstract @Nullable String getEventId();
 
+  @SchemaFieldNumber("12")
   public abstract @Nullable String getSessionId();
 
+  @SchemaFieldNumber("13")
   public abstract @Nullable String getProductId();
 
+  @SchemaFieldNumber("14")
   public abstract @Nullable Double getPrice();
 
+  @SchemaFieldNumber("15")
   public abstract @Nullable String getDevice();
 
+  @SchemaFieldNumber("16")
   public abstract @Nullable String getCountry();
 
   /** {@code field:jsontype,…} of the fields of the wrong JSON type (see {@code JsonFields}). */
+  @SchemaFieldNumber("17")
   public abstract @Nullable String getTypeErrors();
 
   /**

@@ -4,6 +4,7 @@ import com.google.auto.value.AutoValue;
 import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.sdk.schemas.annotations.SchemaFieldNumber;
 import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
 import org.joda.time.Instant;
 
@@ -18,28 +19,40 @@ import org.joda.time.Instant;
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
 public abstract class UserFeatures {
+  @SchemaFieldNumber("0")
   public abstract String getUserId();
 
+  @SchemaFieldNumber("1")
   public abstract Instant getLastEventTimestamp();
 
+  @SchemaFieldNumber("2")
   public abstract String getLastEventType();
 
+  @SchemaFieldNumber("3")
   public abstract long getClickCount();
 
+  @SchemaFieldNumber("4")
   public abstract long getPurchaseCount();
 
+  @SchemaFieldNumber("5")
   public abstract long getViewCount();
 
+  @SchemaFieldNumber("6")
   public abstract long getAddToCartCount();
 
+  @SchemaFieldNumber("7")
   public abstract long getEventCount();
 
+  @SchemaFieldNumber("8")
   public abstract Instant getFirstEventTimestamp();
 
+  @SchemaFieldNumber("9")
   public abstract long getDaysSinceLastEvent();
 
+  @SchemaFieldNumber("10")
   public abstract String getLastFeatureHash();
 
+  @SchemaFieldNumber("11")
   public abstract String getAsOfDate();
 
   public static UserFeatures of(

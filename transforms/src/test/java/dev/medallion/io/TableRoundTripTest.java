@@ -2,7 +2,9 @@ package dev.medallion.io;
 
 import static dev.medallion.testing.Events.reading;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.medallion.common.MedallionException;
 import dev.medallion.records.SensorReading;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,5 +51,28 @@ class TableRoundTripTest {
     Pipeline read = Pipeline.create(PipelineOptionsFactory.create());
     PAssert.that(read.apply(ReadTable.of(table, SensorReading.class))).containsInAnyOrder(rows);
     read.run().waitUntilFinish();
+  }
+
+  @Test
+  void aTruncatedFileStopsTheReadWithItsPath() throws Exception {
+    String table = dir.resolve("silver/sensor_readings").toString();
+    Pipeline write = Pipeline.create(PipelineOptionsFactory.create());
+    write
+        .apply(Create.of(reading("dev-0001", "humidity", 40.0, "2026-11-29T10:16:00Z", null)))
+        .apply(WriteTable.<SensorReading>to(table, r -> "date=" + r.getDate(), "test"));
+    write.run().waitUntilFinish();
+    Path file;
+    try (Stream<Path> files = Files.walk(dir)) {
+      file = files.filter(f -> f.toString().endsWith(".parquet")).findFirst().orElseThrow();
+    }
+    byte[] bytes = Files.readAllBytes(file);
+    Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+
+    Pipeline read = Pipeline.create(PipelineOptionsFactory.create());
+    read.apply(ReadTable.of(table, SensorReading.class));
+    Throwable failure = catchThrowable(() -> read.run().waitUntilFinish());
+    MedallionException cause = MedallionException.findIn(failure);
+    assertThat(cause).as("failure: %s", failure).isNotNull();
+    assertThat(cause.getMessage()).contains(file.toString()).contains("not readable Parquet");
   }
 }
