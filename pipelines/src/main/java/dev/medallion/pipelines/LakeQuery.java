@@ -196,7 +196,7 @@ public final class LakeQuery implements AutoCloseable {
           .append("CAST(NULL AS ")
           .append(LakeSql.duckType(fields.get(i).getType()))
           .append(") AS ")
-          .append(fields.get(i).getName());
+          .append(LakeSql.quote(fields.get(i).getName()));
     }
     select.append(" WHERE false");
     Path empty = emptyFile(t);
@@ -210,13 +210,21 @@ public final class LakeQuery implements AutoCloseable {
   }
 
   /**
-   * The empty file of a table's skeleton, in a folder whose partition values are all null ({@code
-   * __HIVE_DEFAULT_PARTITION__}), so that every view has at least one file.
+   * The empty file of a table's skeleton, so that every view has at least one file. It has no rows,
+   * so its partition values never show; they only have to cast to the column's type ({@code
+   * __HIVE_DEFAULT_PARTITION__} does not cast to an integer such as {@code hour}).
    */
   private Path emptyFile(Catalog.Table t) {
     Path dir = skeletonDir(t.name()).resolve("_empty");
     for (String column : t.partitions()) {
-      dir = dir.resolve(column + "=__HIVE_DEFAULT_PARTITION__");
+      String type = LakeSql.duckType(t.schema().getField(column).getType());
+      String placeholder =
+          switch (type) {
+            case "VARCHAR" -> "__HIVE_DEFAULT_PARTITION__";
+            case "DATE" -> "1970-01-01";
+            default -> "0";
+          };
+      dir = dir.resolve(column + "=" + placeholder);
     }
     return dir.resolve("empty.parquet");
   }
@@ -290,10 +298,11 @@ public final class LakeQuery implements AutoCloseable {
           .append('\'');
     }
     String columns =
-        String.join(", ", t.schema().getFields().stream().map(f -> f.getName()).toList());
+        String.join(
+            ", ", t.schema().getFields().stream().map(f -> LakeSql.quote(f.getName())).toList());
     execute(
         "CREATE OR REPLACE VIEW "
-            + table
+            + LakeSql.quote(table)
             + " AS SELECT "
             + columns
             + " FROM read_parquet(["

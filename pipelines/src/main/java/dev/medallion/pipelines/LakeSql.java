@@ -51,8 +51,9 @@ public final class LakeSql implements AutoCloseable {
     for (Catalog.Table table : Catalog.TABLES) {
       Path dir = Path.of(lake.table(table.path()));
       if (hasParquet(dir)) {
-        execute("CREATE VIEW " + table.name() + " AS SELECT * FROM " + readParquet(dir, table));
-        tables.put(table.name(), scalarLong("SELECT count(*) FROM " + table.name()));
+        execute(
+            "CREATE VIEW " + quote(table.name()) + " AS SELECT * FROM " + readParquet(dir, table));
+        tables.put(table.name(), scalarLong("SELECT count(*) FROM " + quote(table.name())));
       }
     }
     for (Map.Entry<String, String[]> v : CURRENT_VIEWS.entrySet()) {
@@ -79,6 +80,14 @@ public final class LakeSql implements AutoCloseable {
         + ", window_start ORDER BY pane_index DESC) AS pane_rank FROM "
         + table
         + ") WHERE pane_rank = 1";
+  }
+
+  /**
+   * An SQL identifier in double quotes, so that a column named like a keyword ({@code at}) or with
+   * any other character is always one identifier.
+   */
+  static String quote(String identifier) {
+    return '"' + identifier.replace("\"", "\"\"") + '"';
   }
 
   /**
