@@ -1,7 +1,10 @@
 package dev.medallion.pipelines;
 
+import dev.medallion.common.MedallionException;
 import dev.medallion.generator.Generate;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import picocli.CommandLine;
 
 /**
@@ -25,7 +28,7 @@ public final class Medallion {
         query      SQL over the catalog's tables (embedded DuckDB), with the partitions and files read
         quality    data-quality checks of a table, JSON and Markdown reports; exits 1 on failure
         generate   NDJSON sensor events (see generate --help)
-      Pipeline flags (run, bronze, silver, gold): see `medallion run --help`.""";
+      Every command takes --help. Exit codes: 0 ok, 1 a check or the job failed, 2 bad usage.""";
 
   public static void main(String[] args) {
     System.exit(run(args));
@@ -38,7 +41,13 @@ public final class Medallion {
         (e, commandLine, parseResult) -> {
           commandLine
               .getErr()
-              .println("medallion " + commandLine.getCommandName() + ": " + e.getMessage());
+              .println(
+                  "medallion "
+                      + commandLine.getCommandName()
+                      + ": "
+                      + (e instanceof IllegalArgumentException
+                          ? e.getMessage()
+                          : Failures.oneLine(e)));
           return e instanceof IllegalArgumentException ? 2 : 1;
         });
     return cli.execute(args);
@@ -50,6 +59,19 @@ public final class Medallion {
         args.length == 0 || args[0].startsWith("--")
             ? args
             : Arrays.copyOfRange(args, 1, args.length);
+    if (args.length > 0 && List.of("--help", "-h", "help").contains(args[0])) {
+      System.out.println(USAGE);
+      return 0;
+    }
+    if (PIPELINE_HELP.containsKey(command)
+        && Arrays.stream(rest).anyMatch(a -> a.equals("--help") || a.equals("-h"))) {
+      OptionsHelp.print(
+          System.out,
+          command,
+          PIPELINE_HELP.get(command),
+          command.equals("users") ? BatchOptions.class : IotOptions.class);
+      return 0;
+    }
     try {
       return switch (command) {
         case "run" -> IotJob.run(IotJob.Stage.ALL, rest);
@@ -61,21 +83,34 @@ public final class Medallion {
         case "quality" -> execute(new Quality(), rest);
         case "query" -> execute(new Query(), rest);
         case "generate" -> execute(new Generate(), rest);
-        case "help", "-h" -> {
-          System.out.println(USAGE);
-          yield 0;
-        }
         default -> {
           System.err.println("medallion: unknown command '" + command + "'\n" + USAGE);
           yield 2;
         }
       };
-    } catch (java.io.IOException | IllegalStateException e) {
+    } catch (java.io.IOException | IllegalStateException | MedallionException e) {
       System.err.println("medallion " + command + ": " + e.getMessage());
       return 1;
     } catch (IllegalArgumentException e) {
       System.err.println("medallion " + command + ": " + e.getMessage());
       return 2;
+    } catch (RuntimeException e) {
+      System.err.println("medallion " + command + ": " + Failures.oneLine(e));
+      return 1;
     }
   }
+
+  /** What each pipeline command does, for its generated {@code --help}. */
+  private static final Map<String, String> PIPELINE_HELP =
+      Map.of(
+          "run",
+          "The IoT pipeline: the generator (or an --input NDJSON replay) -> Bronze -> Silver -> Gold.",
+          "bronze",
+          "Only Bronze: the generator or --input NDJSON -> bronze/iot_events.",
+          "silver",
+          "Only Silver: bronze/iot_events -> silver/* and the quarantine.",
+          "gold",
+          "Only Gold: silver/* -> gold/device_minute, gold/site_minute.",
+          "users",
+          "The batch user-features pipeline: --input NDJSON -> Bronze -> Silver -> Gold.");
 }
