@@ -14,13 +14,16 @@ import dev.medallion.records.SensorReading;
 import dev.medallion.silver.DeviceRegistry;
 import dev.medallion.silver.ValidateAndEnrich;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.io.FileSystems;
 import org.apache.beam.sdk.io.Read;
-import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.WithTimestamps;
@@ -42,7 +45,7 @@ public final class IotJob {
     GOLD
   }
 
-  static int run(Stage stage, String[] args) {
+  static int run(Stage stage, String[] args) throws IOException {
     PipelineOptionsFactory.register(IotOptions.class);
     S3Support.register();
     IotOptions options =
@@ -61,13 +64,28 @@ public final class IotJob {
       throw new IllegalArgumentException(
           "cannot write the catalog of " + options.getLakehouse() + ": " + e.getMessage());
     }
+    String name = "medallion " + (stage == Stage.ALL ? "run" : stage.name().toLowerCase());
+    String runId = options.getRunId();
+    Lakehouse lake = new Lakehouse(options.getLakehouse());
+    List<String> files = replayFiles(stage, options, lake, name);
+    if (files != null && files.isEmpty()) {
+      return 0;
+    }
+    RunIds.claim(lake, runId);
+    String manifests = lake.table(Lakehouse.MANIFEST_IOT);
+    if (files != null) {
+      IngestManifest.begin(manifests, runId, files);
+    }
+    // Silver and Gold alone are recomputed from the whole previous layer: staged, then they
+    // replace their tables, so a rerun gives the same tables instead of a second copy.
+    boolean replaces = stage == Stage.SILVER || stage == Stage.GOLD;
+    String staging = lake.table("_staging/" + runId);
     Pipeline p = Pipeline.create(options);
-    build(p, stage, options);
-    System.out.println(
-        "medallion "
-            + stage.name().toLowerCase()
+    build(p, stage, options, files, lake, replaces ? new Lakehouse(staging) : lake);
+    System.err.println(
+        name
             + ": run "
-            + options.getRunId()
+            + runId
             + " -> "
             + options.getLakehouse()
             + (options.getInput().isEmpty() && stage != Stage.SILVER && stage != Stage.GOLD
@@ -84,29 +102,121 @@ public final class IotJob {
       result = p.run();
       progress = Progress.start(result);
       state = result.waitUntilFinish();
-    } catch (Pipeline.PipelineExecutionException e) {
-      Throwable cause = e;
-      while (cause.getCause() != null) {
-        cause = cause.getCause();
+    } catch (RuntimeException e) {
+      if (progress != null) {
+        progress.stop();
+        progress = null;
       }
-      System.err.println("medallion: the pipeline failed: " + cause);
+      System.err.println(name + ": the pipeline failed: " + Failures.oneLine(e));
+      undo(lake, runId, files, replaces, staging);
       return 1;
     } finally {
       if (progress != null) {
         progress.stop();
       }
     }
+    if (state != PipelineResult.State.DONE) {
+      undo(lake, runId, files, replaces, staging);
+    } else if (files != null) {
+      IngestManifest.commit(manifests, runId);
+    } else if (replaces) {
+      publish(stage, new Lakehouse(staging), lake);
+      TablePublisher.cleanUp(staging);
+    }
     Report.print(result, options, stage);
     return state == PipelineResult.State.DONE ? 0 : 1;
+  }
+
+  /**
+   * The files a replay ingests: those of {@code --input} no earlier replay ingested (null when the
+   * stage reads the generator or a table). A replay that died is undone first, so a rerun of the
+   * same input ingests every line once; an empty list means there is nothing new, said on stderr.
+   */
+  private static List<String> replayFiles(
+      Stage stage, IotOptions options, Lakehouse lake, String name) throws IOException {
+    if (options.getInput().isEmpty() || stage == Stage.SILVER || stage == Stage.GOLD) {
+      return null;
+    }
+    Set<String> matching = IngestManifest.matching(options.getInput());
+    if (matching.isEmpty()) {
+      throw new IllegalArgumentException("--input matches no file: " + options.getInput());
+    }
+    String manifests = lake.table(Lakehouse.MANIFEST_IOT);
+    List<String> undone = IngestManifest.undoUnfinished(lake, manifests, Lakehouse.IOT_TABLES);
+    if (!undone.isEmpty()) {
+      System.err.println(
+          name + ": undid the unfinished run(s) " + undone + "; their files are ingested again");
+    }
+    Set<String> fresh = new TreeSet<>(matching);
+    fresh.removeAll(IngestManifest.ingested(manifests));
+    if (fresh.isEmpty()) {
+      System.err.println(
+          name
+              + ": every --input file was already ingested by an earlier run ("
+              + manifests
+              + "); nothing to do");
+    } else if (fresh.size() < matching.size()) {
+      System.err.println(
+          name
+              + ": "
+              + (matching.size() - fresh.size())
+              + " of "
+              + matching.size()
+              + " --input file(s) were already ingested by an earlier run; reading the others");
+    }
+    return new ArrayList<>(fresh);
+  }
+
+  /** After a failed run: nothing it wrote stays (its replay files are ingested again later). */
+  private static void undo(
+      Lakehouse lake, String runId, List<String> files, boolean replaces, String staging)
+      throws IOException {
+    if (files != null) {
+      IngestManifest.undo(lake, lake.table(Lakehouse.MANIFEST_IOT), runId, Lakehouse.IOT_TABLES);
+    }
+    if (replaces) {
+      TablePublisher.discard(staging);
+    }
+  }
+
+  /** A Silver or Gold stage's staged tables replace the lakehouse's. */
+  private static void publish(Stage stage, Lakehouse staged, Lakehouse lake) throws IOException {
+    List<String> tables =
+        stage == Stage.SILVER
+            ? List.of(
+                Lakehouse.SILVER_READINGS,
+                Lakehouse.SILVER_HEARTBEATS,
+                Lakehouse.QUARANTINE_IOT + "/stage=silver")
+            : List.of(
+                Lakehouse.GOLD_DEVICE_MINUTE,
+                Lakehouse.GOLD_SITE_MINUTE,
+                Lakehouse.QUARANTINE_IOT + "/stage=gold");
+    for (String table : tables) {
+      TablePublisher.replaceTable(staged.table(table), lake.table(table));
+    }
   }
 
   /** Wires {@code stage} on {@code p}; tests call this with their own options. */
   public static PCollectionTuple build(Pipeline p, Stage stage, IotOptions options) {
     Lakehouse lake = new Lakehouse(options.getLakehouse());
+    return build(p, stage, options, null, lake, lake);
+  }
+
+  /**
+   * Wires {@code stage}: reads {@code files} (or {@code --input}, or the generator) and the tables
+   * of {@code readFrom}, writes to {@code lake}.
+   */
+  static PCollectionTuple build(
+      Pipeline p,
+      Stage stage,
+      IotOptions options,
+      List<String> files,
+      Lakehouse readFrom,
+      Lakehouse lake) {
     return switch (stage) {
-      case ALL -> IotMedallion.build(p, options, source(p, options), registry(options));
+      case ALL -> IotMedallion.build(p, options, source(p, options, files), registry(options));
       case BRONZE -> {
-        PCollectionTuple bronze = IotMedallion.bronze(source(p, options), lake, options);
+        PCollectionTuple bronze = IotMedallion.bronze(source(p, options, files), lake, options);
         bronze
             .get(IngestToBronze.DEAD_LETTERS)
             .apply("WriteQuarantine", IotMedallion.quarantineWriter(lake, options));
@@ -117,7 +227,7 @@ public final class IotJob {
             read(
                 p,
                 "Bronze",
-                lake.table(Lakehouse.BRONZE_IOT),
+                readFrom.table(Lakehouse.BRONZE_IOT),
                 BronzeEvent.class,
                 BronzeEvent::getEventTs);
         PCollectionTuple silver = IotMedallion.silver(bronze, registry(options), lake, options);
@@ -131,14 +241,14 @@ public final class IotJob {
             read(
                 p,
                 "Readings",
-                lake.table(Lakehouse.SILVER_READINGS),
+                readFrom.table(Lakehouse.SILVER_READINGS),
                 SensorReading.class,
                 SensorReading::getEventTs);
         PCollection<Heartbeat> heartbeats =
             read(
                 p,
                 "Heartbeats",
-                lake.table(Lakehouse.SILVER_HEARTBEATS),
+                readFrom.table(Lakehouse.SILVER_HEARTBEATS),
                 Heartbeat.class,
                 Heartbeat::getEventTs);
         PCollectionTuple gold =
@@ -165,24 +275,25 @@ public final class IotJob {
         .apply(name + "EventTime", WithTimestamps.of(eventTs));
   }
 
-  /** NDJSON files when {@code --input} is set, else the built-in generator. */
-  static PCollection<RawEvent> source(Pipeline p, IotOptions o) {
+  /** The given files, else the files of {@code --input}, else the built-in generator. */
+  static PCollection<RawEvent> source(Pipeline p, IotOptions o, List<String> files) {
+    if (files != null) {
+      return p.apply("ReadNdjson", ReadNdjsonLines.fromFiles(files));
+    }
     if (!o.getInput().isEmpty()) {
-      requireFiles(o.getInput());
-      return p.apply("ReadNdjson", ReadNdjsonLines.from(o.getInput()));
+      try {
+        Set<String> matching = IngestManifest.matching(o.getInput());
+        if (matching.isEmpty()) {
+          throw new IllegalArgumentException("--input matches no file: " + o.getInput());
+        }
+        return p.apply("ReadNdjson", ReadNdjsonLines.fromFiles(new ArrayList<>(matching)));
+      } catch (IOException e) {
+        throw new IllegalArgumentException(
+            "cannot list --input " + o.getInput() + ": " + e.getMessage());
+      }
     }
     return PBegin.in(p)
         .apply("Generator", Read.from(new GeneratorSource(generatorConfig(o), o.getSpeedup())));
-  }
-
-  private static void requireFiles(String pattern) {
-    try {
-      if (FileSystems.match(pattern, EmptyMatchTreatment.ALLOW).metadata().isEmpty()) {
-        throw new IllegalArgumentException("--input matches no file: " + pattern);
-      }
-    } catch (IOException e) {
-      throw new IllegalArgumentException("cannot list --input " + pattern + ": " + e.getMessage());
-    }
   }
 
   static GeneratorConfig generatorConfig(IotOptions o) {

@@ -43,6 +43,12 @@ final class TablePublisher {
     return move(staging, target);
   }
 
+  /** Deletes what a failed job staged, so that nothing half-written stays behind. */
+  static void discard(String staging) throws IOException {
+    delete(parquetFiles(staging));
+    cleanUp(staging);
+  }
+
   /** Removes what is left of a local staging folder (object stores have no empty folders). */
   static void cleanUp(String staging) throws IOException {
     java.nio.file.Path dir;

@@ -98,28 +98,42 @@ public final class UserFeaturesJob {
     if (matching.isEmpty()) {
       throw new IllegalArgumentException("--input matches no file: " + input);
     }
-    List<String> undone =
-        IngestManifest.undoUnfinished(
-            lake, List.of(Lakehouse.BRONZE_USERS, Lakehouse.QUARANTINE_USERS + "/stage=bronze"));
+    RunIds.claim(lake, o.getRunId());
+    String manifests = lake.table(Lakehouse.MANIFEST_USERS);
+    List<String> bronzeTables =
+        List.of(Lakehouse.BRONZE_USERS, Lakehouse.QUARANTINE_USERS + "/stage=bronze");
+    List<String> undone = IngestManifest.undoUnfinished(lake, manifests, bronzeTables);
     if (!undone.isEmpty()) {
       System.err.println(
           "undid the Bronze of unfinished run(s) " + undone + "; their files are ingested again");
     }
     Set<String> fresh = new TreeSet<>(matching);
-    fresh.removeAll(IngestManifest.ingested(lake));
+    fresh.removeAll(IngestManifest.ingested(manifests));
     Map<String, Long> bronzeCounters = Map.of();
     if (!fresh.isEmpty()) {
-      IngestManifest.begin(lake, o.getRunId(), fresh);
-      Pipeline bronze = Pipeline.create(o);
-      buildBronze(bronze, new ArrayList<>(fresh), lake, o);
-      bronzeCounters = finish(bronze.run(), "Bronze");
-      IngestManifest.commit(lake, o.getRunId());
+      IngestManifest.begin(manifests, o.getRunId(), fresh);
+      try {
+        Pipeline bronze = Pipeline.create(o);
+        buildBronze(bronze, new ArrayList<>(fresh), lake, o);
+        bronzeCounters = finish(bronze.run(), "Bronze");
+      } catch (RuntimeException e) {
+        // Nothing half-done: this run's Bronze files and its pending manifest go.
+        IngestManifest.undo(lake, manifests, o.getRunId(), bronzeTables);
+        throw e;
+      }
+      IngestManifest.commit(manifests, o.getRunId());
     }
 
     String staging = lake.table("_staging/" + o.getRunId());
-    Pipeline silverGold = Pipeline.create(o);
-    buildSilverAndGold(silverGold, lake, new Lakehouse(staging), o);
-    Map<String, Long> silverCounters = finish(silverGold.run(), "Silver and Gold");
+    Map<String, Long> silverCounters;
+    try {
+      Pipeline silverGold = Pipeline.create(o);
+      buildSilverAndGold(silverGold, lake, new Lakehouse(staging), o);
+      silverCounters = finish(silverGold.run(), "Silver and Gold");
+    } catch (RuntimeException e) {
+      TablePublisher.discard(staging);
+      throw e;
+    }
     Lakehouse staged = new Lakehouse(staging);
     TablePublisher.replaceTable(
         staged.table(Lakehouse.SILVER_USERS), lake.table(Lakehouse.SILVER_USERS));
