@@ -124,7 +124,10 @@ def main():
                 counts["quarantined"] += 1
                 continue
             counts["silver"] += 1
-            key = (dev, s[0], ts)
+            # A reading's identity: (device, sensor type, instant, seq) when it has a seq (a
+            # resend repeats it), (device, sensor type, instant) when it has none.
+            seq = obj.get("seq")
+            key = (dev, s[0], ts) if seq is None else (dev, s[0], ts, seq)
             cand = (s[1], line)
             readings[key] = min(readings.get(key, cand), cand)
         else:
@@ -144,7 +147,7 @@ def main():
         return dict(devices=set(), t=[], h=[], p=[], n=0, hb=0, bat=[], rssi=[], last=None)
 
     per_dev, per_site = {}, {}
-    for (dev, t, ts), (v, _) in sorted(readings.items()):
+    for (dev, t, ts, *_), (v, _) in sorted(readings.items()):
         site = devices[dev]["site"]
         for agg in (per_dev.setdefault((dev, bucket(ts)), empty()),
                     per_site.setdefault((site, bucket(ts)), empty())):

@@ -98,7 +98,8 @@ public class Quality implements Callable<Integer> {
           "silver_sensor_readings",
               new Profile(
                   List.of("device_id", "sensor_type", "value", "event_ts"),
-                  List.of("device_id", "sensor_type", "event_ts"),
+                  // a reading's identity, as in Gold: seq included (null seqs are one value)
+                  List.of("device_id", "sensor_type", "event_ts", "seq"),
                   "device_id",
                   0,
                   5,

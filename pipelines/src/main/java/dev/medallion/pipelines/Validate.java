@@ -237,12 +237,14 @@ public class Validate implements Callable<Integer> {
       return;
     }
     String tooLate = "(SELECT source FROM " + deadLetters(sql, "gold") + ")";
+    // One row per reading: its identity includes its seq when it has one; DISTINCT ON puts the
+    // readings without seq of one device, sensor type and instant together.
     String readings =
         sql.has("silver_sensor_readings")
-            ? "(SELECT DISTINCT ON (device_id, sensor_type, event_ts) * FROM silver_sensor_readings"
+            ? "(SELECT DISTINCT ON (device_id, sensor_type, event_ts, seq) * FROM silver_sensor_readings"
                 + " WHERE source NOT IN "
                 + tooLate
-                + " ORDER BY device_id, sensor_type, event_ts, value, raw_payload)"
+                + " ORDER BY device_id, sensor_type, event_ts, seq, value, raw_payload)"
             : "(SELECT NULL::VARCHAR device_id, NULL::VARCHAR site, NULL::VARCHAR sensor_type, NULL::DOUBLE value, NULL::TIMESTAMPTZ event_ts WHERE false)";
     String heartbeats =
         sql.has("silver_device_heartbeats")

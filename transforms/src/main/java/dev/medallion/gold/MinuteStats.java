@@ -10,11 +10,15 @@ import java.util.TreeMap;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * The aggregates of one window over a group of readings and heartbeats (one device, or one site). A
- * reading resent with the same {@code (device_id, sensor_type, ts instant)} counts once, and so
- * does a heartbeat resent with the same {@code (device_id, ts instant)}; of two copies the one with
- * the smaller (value, raw payload) is kept, so the result does not depend on arrival order. Values
- * of an absent kind are null, never 0.
+ * The aggregates of one window over a group of readings and heartbeats (one device, or one site).
+ *
+ * <p>Resent events count once. A reading is identified by {@code (device_id, sensor_type, ts
+ * instant, seq)} when it has a {@code seq}, and by {@code (device_id, sensor_type, ts instant)}
+ * when it has none: a resend repeats its {@code seq}, so two readings at one instant with different
+ * {@code seq} both count, and a reading with a {@code seq} is never the same as one without. A
+ * heartbeat (no {@code seq}) is identified by {@code (device_id, ts instant)}. Of two copies with
+ * one identity the one with the smaller (value, raw payload) is kept, so the result does not depend
+ * on arrival order. Values of an absent kind are null, never 0.
  */
 public final class MinuteStats {
   private long readingCount;
@@ -38,8 +42,7 @@ public final class MinuteStats {
   public static MinuteStats of(Iterable<SensorReading> readings, Iterable<Heartbeat> heartbeats) {
     Map<String, SensorReading> uniqueReadings = new TreeMap<>();
     for (SensorReading r : readings) {
-      String key = r.getDeviceId() + "|" + r.getSensorType() + "|" + r.getEventTs().getMillis();
-      uniqueReadings.merge(key, r, (a, b) -> READING_ORDER.compare(a, b) <= 0 ? a : b);
+      uniqueReadings.merge(identity(r), r, (a, b) -> READING_ORDER.compare(a, b) <= 0 ? a : b);
     }
     Map<String, Heartbeat> uniqueHeartbeats = new TreeMap<>();
     for (Heartbeat h : heartbeats) {
@@ -67,6 +70,17 @@ public final class MinuteStats {
       }
     }
     return s;
+  }
+
+  /** The identity of a reading: with its {@code seq} when it has one (see the class comment). */
+  private static String identity(SensorReading r) {
+    Long seq = r.getSeq();
+    return r.getDeviceId()
+        + "|"
+        + r.getSensorType()
+        + "|"
+        + r.getEventTs().getMillis()
+        + (seq == null ? "" : "|" + seq);
   }
 
   /** Later event time wins; at the same instant (two devices of a site) the larger device id. */

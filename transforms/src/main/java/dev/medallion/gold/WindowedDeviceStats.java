@@ -44,8 +44,10 @@ import org.joda.time.Instant;
  * <p>The window fires when the watermark passes its end, then once more for every late record
  * within the allowed lateness; panes accumulate, so each firing carries the whole window and its
  * row replaces the earlier one. A record later than that goes to {@link #TOO_LATE} (see {@link
- * Lateness}). Resent events count once (see {@link MinuteStats}); no timers are used, so the
- * SparkRunner runs it in streaming too.
+ * Lateness}). Resent events count once: readings with the same device, sensor type, instant and
+ * {@code seq}, or, without {@code seq}, the same device, sensor type and instant; heartbeats with
+ * the same device and instant (see {@link MinuteStats}). No timers are used, so the SparkRunner
+ * runs it in streaming too.
  *
  * <p>Input: a tuple with {@link ValidateAndEnrich#READINGS} and {@link
  * ValidateAndEnrich#HEARTBEATS}.

@@ -310,4 +310,34 @@ class WindowedDeviceStatsTest {
         .containsInAnyOrder("berlin|2|2|2|79.5|null", "paris|1|2|1|50.0|1002.0");
     p.run();
   }
+
+  @Test
+  void readingsAtOneInstantWithDifferentSeqBothCountAndAResendOnce(TestPipeline p)
+      throws Exception {
+    String ts = "2026-11-29T10:15:10Z";
+    PCollection<SensorReading> readings =
+        p.apply(
+            "Readings",
+            Create.timestamped(
+                    // two readings at one instant, seq 1 and 2: both count
+                    stamped(reading("dev-0001", "temperature", 20.0, ts, null, 1L)),
+                    stamped(reading("dev-0001", "temperature", 23.0, ts, null, 2L)),
+                    // seq 1 resent: counts once
+                    stamped(
+                        reading("dev-0001", "temperature", 20.0, ts, "2026-11-29T10:15:13Z", 1L)),
+                    // no seq, one instant: one reading, the smaller value kept
+                    stamped(reading("dev-0001", "humidity", 44.0, ts, null)),
+                    stamped(reading("dev-0001", "humidity", 40.0, ts, null)))
+                .withCoder(readingCoder(p)));
+    PCollectionTuple out = gold(readings, noHeartbeats(p), Duration.ZERO);
+
+    PAssert.that(described(out))
+        .containsInAnyOrder(
+            "dev-0001|ON_TIME|0|3|21.5|20.0|23.0|40.0|null|0|null|null|null|"
+                + W1015.start()
+                + "/"
+                + W1015.end());
+    PAssert.that(out.get(WindowedDeviceStats.TOO_LATE)).empty();
+    p.run();
+  }
 }

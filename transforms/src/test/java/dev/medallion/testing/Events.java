@@ -24,6 +24,17 @@ public final class Events {
 
   public static SensorReading reading(
       String device, String type, double value, String ts, @Nullable String receivedAt) {
+    return reading(device, type, value, ts, receivedAt, null);
+  }
+
+  /** A reading with its {@code seq}, which is then also in its raw payload. */
+  public static SensorReading reading(
+      String device,
+      String type,
+      double value,
+      String ts,
+      @Nullable String receivedAt,
+      @Nullable Long seq) {
     Device d = DEVICES.get(device);
     Instant t = at(ts);
     String payload =
@@ -35,7 +46,9 @@ public final class Events {
             + value
             + ",\"ts\":\""
             + ts
-            + "\"}";
+            + "\""
+            + (seq == null ? "" : ",\"seq\":" + seq)
+            + "}";
     return SensorReading.builder()
         .setDeviceId(device)
         .setSite(d.getSite())
@@ -48,7 +61,7 @@ public final class Events {
         .setUnit(unitOf(type))
         .setOriginalValue(value)
         .setOriginalUnit(unitOf(type))
-        .setSeq(null)
+        .setSeq(seq)
         .setEventTs(t)
         .setDate(EventTimestamps.utcDate(t))
         .setRawPayload(payload)
