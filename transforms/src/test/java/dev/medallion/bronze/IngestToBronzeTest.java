@@ -1,7 +1,9 @@
 package dev.medallion.bronze;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.medallion.common.InvalidRecordException;
 import dev.medallion.records.BronzeEvent;
 import dev.medallion.records.DeadLetter;
 import dev.medallion.records.RawEvent;
@@ -166,5 +168,28 @@ class IngestToBronzeTest {
     assertThat(e.getSeq()).isNull();
     assertThat(e.getTypeErrors()).isEqualTo("value:string,unit:number,seq:number");
     assertThat(e.getRawPayload()).isEqualTo(line);
+  }
+
+  @Test
+  void aLineThatDidNotDecodeIsInvalidUtf8EvenWhenItsTextParses() {
+    RawEvent raw =
+        RawEvent.of(
+            READING.replace("dev-0007", "dev-\\xFF"),
+            "file",
+            "x",
+            null,
+            2,
+            null,
+            "byte 0xFF at offset 18");
+    for (Runnable rule :
+        List.<Runnable>of(
+            () -> IngestToBronze.classify(raw, new Instant(0)),
+            () -> IngestUserEvents.parse(raw, new Instant(0)))) {
+      assertThatThrownBy(rule::run)
+          .isInstanceOf(InvalidRecordException.class)
+          .hasMessage("line is not valid UTF-8 (byte 0xFF at offset 18)")
+          .extracting("reason")
+          .isEqualTo("invalid_utf8");
+    }
   }
 }
