@@ -192,4 +192,24 @@ class IngestToBronzeTest {
           .isEqualTo("invalid_utf8");
     }
   }
+
+  @Test
+  void numbersBeyondTheRangeOfADoubleAreNullAndNamedOutOfRange() {
+    String reading =
+        "{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\",\"value\":1e400,"
+            + "\"unit\":\"%\",\"ts\":1795947330123}";
+    BronzeEvent r =
+        IngestToBronze.classify(RawEvent.of(reading, "file", "x", null, 1, null), new Instant(0));
+    assertThat(r.getValue()).isNull();
+    assertThat(r.getTypeErrors()).isEqualTo("value:out_of_range");
+
+    String heartbeat =
+        "{\"device_id\":\"dev-0001\",\"battery_pct\":-1"
+            + "0".repeat(400)
+            + ",\"rssi_dbm\":-67,\"status\":\"ok\",\"ts\":1795947330123}";
+    BronzeEvent h =
+        IngestToBronze.classify(RawEvent.of(heartbeat, "file", "x", null, 2, null), new Instant(0));
+    assertThat(h.getBatteryPct()).isNull();
+    assertThat(h.getTypeErrors()).isEqualTo("battery_pct:out_of_range");
+  }
 }
