@@ -65,6 +65,10 @@ public abstract class BronzeEvent {
 
   public abstract @Nullable String getStatus();
 
+  /**
+   * {@code field:jsontype,…} of the fields of the wrong JSON type, {@code field:out_of_range} for a
+   * number beyond a double (see {@code JsonFields}).
+   */
   public abstract @Nullable String getTypeErrors();
 
   public static BronzeEvent of(
