@@ -25,8 +25,8 @@ import org.joda.time.Instant;
  * JSON object with a usable {@code device_id} and {@code ts} and the shape of a sensor reading
  * ({@code sensor_type}) or a heartbeat ({@code battery_pct}, {@code rssi_dbm} or {@code status})
  * becomes a {@link BronzeEvent} keeping the line verbatim and stamped with its event time; any
- * other line goes to {@link #DEAD_LETTERS} with its reason. Nothing else is checked here: the
- * fields' values are Silver's business.
+ * other line (including one whose bytes are not valid UTF-8) goes to {@link #DEAD_LETTERS} with its
+ * reason. Nothing else is checked here: the fields' values are Silver's business.
  */
 public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectionTuple> {
   public static final TupleTag<BronzeEvent> EVENTS = new TupleTag<>() {};
@@ -71,11 +71,12 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
   /**
    * The Bronze rule for one line.
    *
-   * @throws InvalidRecordException with reason {@code empty_line}, {@code not_json}, {@code
-   *     not_object}, {@code missing_device_id}, {@code wrong_type:device_id}, {@code missing_ts},
-   *     {@code invalid_ts} or {@code unknown_event_type}
+   * @throws InvalidRecordException with reason {@code invalid_utf8}, {@code empty_line}, {@code
+   *     not_json}, {@code not_object}, {@code missing_device_id}, {@code wrong_type:device_id},
+   *     {@code missing_ts}, {@code invalid_ts} or {@code unknown_event_type}
    */
   public static BronzeEvent classify(RawEvent raw, Instant ingestTs) {
+    requireDecoded(raw);
     if (raw.getPayload().isBlank()) {
       throw new InvalidRecordException("empty_line", "the line is empty");
     }
@@ -84,6 +85,19 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
     Instant ts = EventTimestamps.parse(json.get("ts"), "ts");
     return BronzeEvent.of(
         kindOf(json), deviceId, ts, raw.getPayload(), raw, ingestTs, new JsonFields(json));
+  }
+
+  /**
+   * Rejects a line whose bytes the reader could not decode as UTF-8 (its payload shows the bad
+   * bytes escaped, so it is kept readable in the quarantine).
+   *
+   * @throws InvalidRecordException {@code invalid_utf8}, naming the first bad byte and its offset
+   */
+  static void requireDecoded(RawEvent raw) {
+    if (raw.getDecodeError() != null) {
+      throw new InvalidRecordException(
+          "invalid_utf8", "line is not valid UTF-8 (" + raw.getDecodeError() + ")");
+    }
   }
 
   private static String kindOf(JsonNode json) {

@@ -24,7 +24,8 @@ import org.joda.time.Instant;
  * Bronze for user events: every line that is a JSON object becomes a {@link UserEventBronze}, kept
  * verbatim with its file, line and ingest time, and typed {@code user_id}, {@code event_type} and
  * {@code event_timestamp} where they are valid (null where not: Silver decides). Any other line is
- * a dead letter: {@code empty_line}, {@code not_json}, {@code not_object}.
+ * a dead letter: {@code invalid_utf8} (its bytes are not UTF-8), {@code empty_line}, {@code
+ * not_json}, {@code not_object}.
  */
 public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollectionTuple> {
   public static final TupleTag<UserEventBronze> EVENTS = new TupleTag<>() {};
@@ -75,8 +76,14 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
 
   static final String STAGE = "bronze_user";
 
-  /** The Bronze rule for one user-event line. */
+  /**
+   * The Bronze rule for one user-event line.
+   *
+   * @throws InvalidRecordException with reason {@code invalid_utf8}, {@code empty_line}, {@code
+   *     not_json} or {@code not_object}
+   */
   public static UserEventBronze parse(RawEvent raw, Instant ingestTs) {
+    IngestToBronze.requireDecoded(raw);
     if (raw.getPayload().isBlank()) {
       throw new InvalidRecordException("empty_line", "the line is empty");
     }

@@ -1,11 +1,15 @@
 package dev.medallion.common;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /** JSON helpers shared by every layer: one configured mapper, object parsing with reasons. */
 public final class Json {
@@ -45,5 +49,29 @@ public final class Json {
     JsonFields fields = new JsonFields((ObjectNode) object);
     String value = fields.text(field);
     return JsonFields.requireText(value, field, fields.typeErrors());
+  }
+
+  /**
+   * A top-level scalar field of a line holding a JSON object, as it is written there ({@code 1e400}
+   * stays {@code 1e400}, where the parsed tree would hold infinity); null when the field is absent
+   * or not a scalar, or the line is not such an object. For messages about rejected values.
+   */
+  public static @Nullable String fieldText(String line, String field) {
+    try (JsonParser p = MAPPER.createParser(line)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        if (name.equals(field)) {
+          return value != null && value.isScalarValue() ? p.getText() : null;
+        }
+        p.skipChildren();
+      }
+      return null;
+    } catch (IOException e) {
+      return null;
+    }
   }
 }

@@ -9,10 +9,14 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 /**
  * Typed reads of a JSON object's optional fields, for Bronze's schema-aware columns: an absent or
  * null field reads as null; a field of the wrong JSON type also reads as null and is noted in
- * {@link #typeErrors()} as {@code field:jsontype}, so that Silver can reject it with its reason
- * without parsing the line again.
+ * {@link #typeErrors()} as {@code field:jsontype}, and a JSON number beyond the range of a double
+ * ({@code 1e400}) reads as null and is noted as {@code field:out_of_range}, so that Silver can
+ * reject it with its reason without parsing the line again.
  */
 public final class JsonFields {
+  /** The note of a number too large for a finite double, in place of a JSON type. */
+  public static final String OUT_OF_RANGE = "out_of_range";
+
   private final ObjectNode json;
   private final List<String> errors = new ArrayList<>();
 
@@ -36,10 +40,15 @@ public final class JsonFields {
     if (v == null || v.isNull()) {
       return null;
     }
-    if (!v.isNumber() || !Double.isFinite(v.asDouble())) {
+    if (!v.isNumber()) {
       return wrong(field, v);
     }
-    return v.asDouble();
+    double d = v.asDouble();
+    if (!Double.isFinite(d)) {
+      errors.add(field + ":" + OUT_OF_RANGE);
+      return null;
+    }
+    return d;
   }
 
   public @Nullable Long integer(String field) {
@@ -63,7 +72,10 @@ public final class JsonFields {
     errors.add(field + ":" + v.getNodeType().name().toLowerCase());
   }
 
-  /** {@code field:jsontype,…} for every field read with the wrong type; null when none. */
+  /**
+   * {@code field:jsontype,…} for every field read with the wrong type ({@code field:out_of_range}
+   * for a number beyond a double); null when none.
+   */
   public @Nullable String typeErrors() {
     return errors.isEmpty() ? null : String.join(",", errors);
   }
@@ -90,10 +102,19 @@ public final class JsonFields {
     return value;
   }
 
-  /** A required number field read by {@link #number}; reasons as {@link #requireText}. */
+  /**
+   * A required number field read by {@link #number}; reasons as {@link #requireText}.
+   *
+   * @param line the raw line the field was read from, to name a number beyond the range of a double
+   *     as it was written
+   * @throws InvalidRecordException also {@code out_of_range:<field>} for such a number
+   */
   public static double requireNumber(
-      @Nullable Double value, String field, @Nullable String typeErrors) {
+      @Nullable Double value, String field, @Nullable String typeErrors, String line) {
     String wrong = wrongTypeOf(typeErrors, field);
+    if (OUT_OF_RANGE.equals(wrong)) {
+      throw outOfRange(field, Json.fieldText(line, field));
+    }
     if (wrong != null) {
       throw new InvalidRecordException(
           "wrong_type:" + field, field + " must be a JSON number, got " + wrong);
@@ -119,14 +140,24 @@ public final class JsonFields {
    */
   public static void checkType(String field, @Nullable String typeErrors, String expected) {
     String wrong = wrongTypeOf(typeErrors, field);
+    if (OUT_OF_RANGE.equals(wrong)) {
+      throw outOfRange(field, null);
+    }
     if (wrong != null) {
       throw new InvalidRecordException(
           "wrong_type:" + field, field + " must be " + expected + ", got " + wrong);
     }
   }
 
+  private static InvalidRecordException outOfRange(String field, @Nullable String written) {
+    return new InvalidRecordException(
+        "out_of_range:" + field,
+        field + (written == null ? "" : " " + written) + " is beyond the range of a double");
+  }
+
   /**
-   * The JSON type a field had when Bronze found it of the wrong type, or null when it did not.
+   * The JSON type a field had when Bronze found it of the wrong type ({@link #OUT_OF_RANGE} for a
+   * number beyond a double), or null when it did not.
    *
    * @param typeErrors a {@link #typeErrors()} value
    */

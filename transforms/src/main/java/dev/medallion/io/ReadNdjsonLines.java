@@ -1,10 +1,8 @@
 package dev.medallion.io;
 
 import dev.medallion.records.RawEvent;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.channels.Channels;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.io.FileIO;
@@ -19,7 +17,10 @@ import org.apache.beam.sdk.values.PCollection;
 /**
  * Reads NDJSON files line by line as {@link RawEvent}s, each with its file and 1-based line number
  * as source, so every line of every file can be traced to the row or dead letter it became. A file
- * pattern that matches nothing is an error: a replay of nothing is a mistake.
+ * pattern that matches nothing is an error: a replay of nothing is a mistake. Each line is decoded
+ * as UTF-8 on its own (see {@link Utf8Lines}): a line that is not valid UTF-8 does not stop the job
+ * but carries its {@link RawEvent#getDecodeError() decode error} to Bronze, which rejects it as
+ * {@code invalid_utf8}; a byte-order mark at the start of a file is skipped.
  */
 public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
   private final List<String> filepatterns;
@@ -52,13 +53,11 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
     public void process(@Element FileIO.ReadableFile file, OutputReceiver<RawEvent> out)
         throws IOException {
       String name = file.getMetadata().resourceId().toString();
-      try (BufferedReader reader =
-          new BufferedReader(Channels.newReader(file.open(), StandardCharsets.UTF_8))) {
-        String line;
+      try (Utf8Lines lines = new Utf8Lines(Channels.newInputStream(file.open()))) {
         long n = 0;
-        while ((line = reader.readLine()) != null) {
+        for (Utf8Lines.Line line = lines.next(); line != null; line = lines.next()) {
           n++;
-          out.output(RawEvent.of(line, "file", name, null, n, null));
+          out.output(RawEvent.of(line.text(), "file", name, null, n, null, line.decodeError()));
         }
       }
     }

@@ -87,6 +87,10 @@ public abstract class BronzeEvent {
   @SchemaFieldNumber("20")
   public abstract @Nullable String getStatus();
 
+  /**
+   * {@code field:jsontype,…} of the fields of the wrong JSON type, {@code field:out_of_range} for a
+   * number beyond a double (see {@code JsonFields}).
+   */
   @SchemaFieldNumber("21")
   public abstract @Nullable String getTypeErrors();
 

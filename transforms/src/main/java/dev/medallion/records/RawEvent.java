@@ -14,7 +14,9 @@ import org.joda.time.Instant;
  * it came from. {@code source} identifies the line uniquely ({@code file:/data/a.ndjson#12}, {@code
  * kafka:iot.raw/0@1042}, {@code generator:seed=42#1042}); {@code receivedAt} is the event-time
  * clock of the source when the line arrived (null for files, whose replay has no arrival clock),
- * which Gold uses to tell too-late records.
+ * which Gold uses to tell too-late records. {@code decodeError} is set when the line's bytes are
+ * not valid UTF-8: the payload then shows each undecodable byte as {@code \xFF}, and Bronze rejects
+ * the line with reason {@code invalid_utf8}.
  */
 @AutoValue
 @DefaultSchema(AutoValueSchema.class)
@@ -38,6 +40,14 @@ public abstract class RawEvent {
   @SchemaFieldNumber("5")
   public abstract @Nullable Instant getReceivedAt();
 
+  /**
+   * Why the line's bytes are not valid UTF-8, naming the first bad byte and its offset in the line
+   * (from 0): {@code byte 0xFF at offset 14}; null when the line decoded, and for every source that
+   * hands over text rather than bytes.
+   */
+  @SchemaFieldNumber("6")
+  public abstract @Nullable String getDecodeError();
+
   /** The unique id of this line: kind, name, partition and offset. */
   public final String lineId() {
     return sourceId(getSourceKind(), getSourceName(), getSourcePartition(), getSourceOffset());
@@ -55,7 +65,19 @@ public abstract class RawEvent {
       @Nullable Integer sourcePartition,
       long sourceOffset,
       @Nullable Instant receivedAt) {
+    return of(payload, sourceKind, sourceName, sourcePartition, sourceOffset, receivedAt, null);
+  }
+
+  /** A line as {@link #of(String, String, String, Integer, long, Instant)}, with its decoding. */
+  public static RawEvent of(
+      String payload,
+      String sourceKind,
+      String sourceName,
+      @Nullable Integer sourcePartition,
+      long sourceOffset,
+      @Nullable Instant receivedAt,
+      @Nullable String decodeError) {
     return new AutoValue_RawEvent(
-        payload, sourceKind, sourceName, sourcePartition, sourceOffset, receivedAt);
+        payload, sourceKind, sourceName, sourcePartition, sourceOffset, receivedAt, decodeError);
   }
 }

@@ -73,7 +73,10 @@ public abstract class UserEventBronze {
   @SchemaFieldNumber("16")
   public abstract @Nullable String getCountry();
 
-  /** {@code field:jsontype,…} of the fields of the wrong JSON type (see {@code JsonFields}). */
+  /**
+   * {@code field:jsontype,…} of the fields of the wrong JSON type, {@code field:out_of_range} for a
+   * number beyond a double (see {@code JsonFields}).
+   */
   @SchemaFieldNumber("17")
   public abstract @Nullable String getTypeErrors();
 

@@ -15,8 +15,9 @@ import org.apache.beam.sdk.io.fs.MatchResult;
 
 /**
  * The device registry CSV ({@code device_id,site,zone,latitude,longitude,model,installed_at}, with
- * that header). It is small, so it is read once when the pipeline is built and handed to Silver as
- * a side input; a malformed registry stops the job before it starts, with the line and the problem.
+ * that header, UTF-8, a leading byte-order mark ignored). It is small, so it is read once when the
+ * pipeline is built and handed to Silver as a side input; a malformed registry, or one that lists
+ * no devices, stops the job before it starts, with the line and the problem.
  */
 public final class DeviceRegistry {
   public static final List<String> HEADER =
@@ -44,6 +45,9 @@ public final class DeviceRegistry {
   private static Map<String, Device> parse(Reader reader, String name) throws IOException {
     BufferedReader lines = new BufferedReader(reader);
     String header = lines.readLine();
+    if (header != null && header.startsWith("\uFEFF")) {
+      header = header.substring(1);
+    }
     if (header == null || !List.of(header.trim().split(",", -1)).equals(HEADER)) {
       throw new IllegalArgumentException(
           name
@@ -82,6 +86,9 @@ public final class DeviceRegistry {
       if (devices.put(id, d) != null) {
         throw new IllegalArgumentException(name + ":" + n + ": device " + id + " is listed twice");
       }
+    }
+    if (devices.isEmpty()) {
+      throw new IllegalArgumentException(name + ": the registry lists no devices");
     }
     return devices;
   }

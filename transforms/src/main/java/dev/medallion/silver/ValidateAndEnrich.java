@@ -26,8 +26,8 @@ import org.joda.time.Instant;
  * Readings go to {@link #READINGS} with temperatures in °C, heartbeats to {@link #HEARTBEATS}, and
  * every rejected record to {@link #QUARANTINE} with stage {@code silver}, its reason and its
  * original payload. Reasons: {@code missing_<field>}, {@code wrong_type:<field>}, {@code
- * invalid_sensor_type}, {@code invalid_unit}, {@code out_of_range:<field>}, {@code invalid_status},
- * {@code unknown_device}.
+ * invalid_sensor_type}, {@code invalid_unit}, {@code out_of_range:<field>} (outside the field's
+ * range, or a number beyond the range of a double), {@code invalid_status}, {@code unknown_device}.
  */
 public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCollectionTuple> {
   public static final TupleTag<SensorReading> READINGS = new TupleTag<>() {};
@@ -96,7 +96,7 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
   public static SensorReading toReading(BronzeEvent e, Map<String, Device> registry) {
     String errors = e.getTypeErrors();
     String type = JsonFields.requireText(e.getSensorType(), "sensor_type", errors);
-    double value = JsonFields.requireNumber(e.getValue(), "value", errors);
+    double value = JsonFields.requireNumber(e.getValue(), "value", errors, e.getRawPayload());
     String unit = JsonFields.requireText(e.getUnit(), "unit", errors);
     JsonFields.checkType("seq", errors, "a JSON integer");
     Long seq = e.getSeq();
@@ -128,7 +128,8 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
   /** The Silver rule for a heartbeat. */
   public static Heartbeat toHeartbeat(BronzeEvent e, Map<String, Device> registry) {
     String errors = e.getTypeErrors();
-    double battery = JsonFields.requireNumber(e.getBatteryPct(), "battery_pct", errors);
+    double battery =
+        JsonFields.requireNumber(e.getBatteryPct(), "battery_pct", errors, e.getRawPayload());
     long rssi = JsonFields.requireInteger(e.getRssiDbm(), "rssi_dbm", errors);
     String status = JsonFields.requireText(e.getStatus(), "status", errors);
     if (battery < 0 || battery > 100) {

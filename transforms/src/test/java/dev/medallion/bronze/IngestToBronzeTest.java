@@ -1,7 +1,9 @@
 package dev.medallion.bronze;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.medallion.common.InvalidRecordException;
 import dev.medallion.records.BronzeEvent;
 import dev.medallion.records.DeadLetter;
 import dev.medallion.records.RawEvent;
@@ -166,5 +168,48 @@ class IngestToBronzeTest {
     assertThat(e.getSeq()).isNull();
     assertThat(e.getTypeErrors()).isEqualTo("value:string,unit:number,seq:number");
     assertThat(e.getRawPayload()).isEqualTo(line);
+  }
+
+  @Test
+  void aLineThatDidNotDecodeIsInvalidUtf8EvenWhenItsTextParses() {
+    RawEvent raw =
+        RawEvent.of(
+            READING.replace("dev-0007", "dev-\\xFF"),
+            "file",
+            "x",
+            null,
+            2,
+            null,
+            "byte 0xFF at offset 18");
+    for (Runnable rule :
+        List.<Runnable>of(
+            () -> IngestToBronze.classify(raw, new Instant(0)),
+            () -> IngestUserEvents.parse(raw, new Instant(0)))) {
+      assertThatThrownBy(rule::run)
+          .isInstanceOf(InvalidRecordException.class)
+          .hasMessage("line is not valid UTF-8 (byte 0xFF at offset 18)")
+          .extracting("reason")
+          .isEqualTo("invalid_utf8");
+    }
+  }
+
+  @Test
+  void numbersBeyondTheRangeOfADoubleAreNullAndNamedOutOfRange() {
+    String reading =
+        "{\"device_id\":\"dev-0001\",\"sensor_type\":\"humidity\",\"value\":1e400,"
+            + "\"unit\":\"%\",\"ts\":1795947330123}";
+    BronzeEvent r =
+        IngestToBronze.classify(RawEvent.of(reading, "file", "x", null, 1, null), new Instant(0));
+    assertThat(r.getValue()).isNull();
+    assertThat(r.getTypeErrors()).isEqualTo("value:out_of_range");
+
+    String heartbeat =
+        "{\"device_id\":\"dev-0001\",\"battery_pct\":-1"
+            + "0".repeat(400)
+            + ",\"rssi_dbm\":-67,\"status\":\"ok\",\"ts\":1795947330123}";
+    BronzeEvent h =
+        IngestToBronze.classify(RawEvent.of(heartbeat, "file", "x", null, 2, null), new Instant(0));
+    assertThat(h.getBatteryPct()).isNull();
+    assertThat(h.getTypeErrors()).isEqualTo("battery_pct:out_of_range");
   }
 }

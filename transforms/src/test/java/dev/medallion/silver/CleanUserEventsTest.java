@@ -136,6 +136,20 @@ class CleanUserEventsTest {
   }
 
   @Test
+  void aPriceBeyondADoubleIsNotedOutOfRangeAndFlaggedLikeAWrongType() {
+    UserEventBronze b =
+        bronze(
+            "{\"user_id\":\"u-1\",\"event_type\":\"view\"," + OK_TS + ",\"price\":1e400}",
+            "a",
+            1,
+            0);
+    assertThat(b.getTypeErrors()).isEqualTo("price:out_of_range");
+    UserEvent e = CleanUserEvents.toUserEvent(b);
+    assertThat(e.getPrice()).isNull();
+    assertThat(e.getInvalidFields()).isEqualTo("price");
+  }
+
+  @Test
   void bronzeRejectsOnlyLinesThatAreNotJsonObjects() {
     for (String bad : List.of("", "  ", "{oops", "[1]", "3")) {
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> bronze(bad, "a", 1, 0))

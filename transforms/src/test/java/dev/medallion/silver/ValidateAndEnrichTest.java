@@ -1,9 +1,11 @@
 package dev.medallion.silver;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.medallion.bronze.IngestToBronze;
+import dev.medallion.common.InvalidRecordException;
 import dev.medallion.records.BronzeEvent;
 import dev.medallion.records.DeadLetter;
 import dev.medallion.records.Device;
@@ -79,6 +81,11 @@ class ValidateAndEnrichTest {
           KV.of(reading("dev-0001", "\"humidity\"", "-1", "\"%\""), "out_of_range:value"),
           KV.of(reading("dev-0001", "\"pressure\"", "299.9", "\"hPa\""), "out_of_range:value"),
           KV.of(reading("dev-0001", "\"pressure\"", "1100.1", "\"hPa\""), "out_of_range:value"),
+          KV.of(reading("dev-0001", "\"humidity\"", "1e400", "\"%\""), "out_of_range:value"),
+          KV.of(reading("dev-0001", "\"temperature\"", "-1E+400", "\"C\""), "out_of_range:value"),
+          KV.of(
+              reading("dev-0001", "\"pressure\"", "1" + "0".repeat(400), "\"hPa\""),
+              "out_of_range:value"),
           KV.of(reading("dev-9999", "\"humidity\"", "40", "\"%\""), "unknown_device"),
           KV.of(
               reading("dev-0001", "\"humidity\"", "40", "\"%\"").replace("}", ",\"seq\":\"7\"}"),
@@ -86,6 +93,7 @@ class ValidateAndEnrichTest {
           KV.of(heartbeat("\"87\"", "-67", "\"ok\""), "wrong_type:battery_pct"),
           KV.of(heartbeat("101", "-67", "\"ok\""), "out_of_range:battery_pct"),
           KV.of(heartbeat("-0.1", "-67", "\"ok\""), "out_of_range:battery_pct"),
+          KV.of(heartbeat("1e400", "-67", "\"ok\""), "out_of_range:battery_pct"),
           KV.of(heartbeat("50", "-67.5", "\"ok\""), "wrong_type:rssi_dbm"),
           KV.of(heartbeat("50", "null", "\"ok\""), "missing_rssi_dbm"),
           KV.of(heartbeat("50", "-67", "\"fine\""), "invalid_status"),
@@ -186,5 +194,26 @@ class ValidateAndEnrichTest {
     assertThat(Units.canonical("humidity", 100, "%").value()).isEqualTo(100.0);
     assertThat(Units.canonical("pressure", 300, "hPa").value()).isEqualTo(300.0);
     assertThat(Units.canonical("pressure", 1100, "hPa").value()).isEqualTo(1100.0);
+  }
+
+  @Test
+  void aNumberBeyondADoubleIsNamedAsWritten() {
+    assertThatThrownBy(
+            () ->
+                ValidateAndEnrich.toReading(
+                    bronze(reading("dev-0001", "\"humidity\"", "1e400", "\"%\""), 1),
+                    Events.DEVICES))
+        .isInstanceOf(InvalidRecordException.class)
+        .hasMessage("value 1e400 is beyond the range of a double")
+        .extracting("reason")
+        .isEqualTo("out_of_range:value");
+    assertThatThrownBy(
+            () ->
+                ValidateAndEnrich.toHeartbeat(
+                    bronze(heartbeat("-2e308", "-67", "\"ok\""), 2), Events.DEVICES))
+        .isInstanceOf(InvalidRecordException.class)
+        .hasMessage("battery_pct -2e308 is beyond the range of a double")
+        .extracting("reason")
+        .isEqualTo("out_of_range:battery_pct");
   }
 }

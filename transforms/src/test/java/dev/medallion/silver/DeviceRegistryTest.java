@@ -1,0 +1,48 @@
+package dev.medallion.silver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.medallion.records.Device;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DeviceRegistryTest {
+  static final String HEADER = "device_id,site,zone,latitude,longitude,model,installed_at\n";
+  static final String ROW = "dev-0001,berlin,z1,52.5,13.4,TH-100,2025-01-01\n";
+
+  @TempDir Path dir;
+
+  @Test
+  void aRegistryIsReadIntoDevicesById() {
+    Map<String, Device> devices = DeviceRegistry.parse(HEADER + ROW, "devices.csv");
+    assertThat(devices)
+        .containsExactly(
+            Map.entry(
+                "dev-0001",
+                Device.of("dev-0001", "berlin", "z1", 52.5, 13.4, "TH-100", "2025-01-01")));
+  }
+
+  @Test
+  void aRegistryWithoutDevicesStopsTheJob() {
+    for (String csv : new String[] {HEADER, HEADER + "\n  \n", HEADER.trim()}) {
+      assertThatThrownBy(() -> DeviceRegistry.parse(csv, "devices.csv"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("devices.csv: the registry lists no devices");
+    }
+  }
+
+  @Test
+  void aLeadingByteOrderMarkIsNotPartOfTheHeader() throws Exception {
+    assertThat(DeviceRegistry.parse("\ufeff" + HEADER + ROW, "devices.csv"))
+        .containsOnlyKeys("dev-0001");
+
+    Path file = dir.resolve("devices.csv");
+    Files.writeString(file, "\ufeff" + HEADER + ROW, StandardCharsets.UTF_8);
+    assertThat(DeviceRegistry.load(file.toString())).containsOnlyKeys("dev-0001");
+  }
+}
