@@ -1,5 +1,6 @@
 package dev.medallion.io;
 
+import dev.medallion.common.MedallionException;
 import dev.medallion.records.RawEvent;
 import java.io.IOException;
 import java.nio.channels.Channels;
@@ -50,15 +51,22 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
 
   static class ReadLinesFn extends DoFn<FileIO.ReadableFile, RawEvent> {
     @ProcessElement
-    public void process(@Element FileIO.ReadableFile file, OutputReceiver<RawEvent> out)
-        throws IOException {
+    public void process(@Element FileIO.ReadableFile file, OutputReceiver<RawEvent> out) {
       String name = file.getMetadata().resourceId().toString();
+      long n = 0;
       try (Utf8Lines lines = new Utf8Lines(Channels.newInputStream(file.open()))) {
-        long n = 0;
         for (Utf8Lines.Line line = lines.next(); line != null; line = lines.next()) {
           n++;
           out.output(RawEvent.of(line.text(), "file", name, null, n, null, line.decodeError()));
         }
+      } catch (IOException e) {
+        throw new MedallionException(
+            "cannot read input file "
+                + name
+                + (n == 0 ? "" : " after line " + n)
+                + ": "
+                + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()),
+            e);
       }
     }
   }

@@ -25,17 +25,19 @@ import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
  * Silver for user events, over the whole of Bronze: records whose key field ({@code user_id},
  * {@code event_type}, {@code event_timestamp}) is missing, null or unparseable go to {@link
- * #QUARANTINE} with the reason; a non-key field of the wrong type ({@code "price":"n/a"}) becomes
- * null and is named in {@code invalid_fields}. Events with the same {@code (user_id,
- * event_timestamp)} instant, across all files and runs, are one event: the first ingested copy
- * (earliest run, then file name, then line number) is kept, so a later file never displaces it; the
- * others go to {@link #DUPLICATES} with reason {@code duplicate}. The result depends only on
- * Bronze's rows, so a rerun gives the same table.
+ * #QUARANTINE} with the reason, and so does an event more than {@link #MAX_AHEAD_OF_INGEST} ahead
+ * of its ingest ({@code future_event_timestamp}); a non-key field of the wrong type ({@code
+ * "price":"n/a"}) becomes null and is named in {@code invalid_fields}. Events with the same {@code
+ * (user_id, event_timestamp)} instant, across all files and runs, are one event: the first ingested
+ * copy (earliest run, then file name, then line number) is kept, so a later file never displaces
+ * it; the others go to {@link #DUPLICATES} with reason {@code duplicate}. The result depends only
+ * on Bronze's rows, so a rerun gives the same table.
  */
 public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PCollectionTuple> {
   public static final TupleTag<UserEvent> EVENTS = new TupleTag<>() {};
@@ -158,6 +160,17 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
                   + ") is not an ISO-8601 instant with Z or an offset,"
                   + " nor epoch milliseconds as a JSON integer");
     }
+    if (ts.isAfter(b.getIngestTs().plus(MAX_AHEAD_OF_INGEST))) {
+      throw new InvalidRecordException(
+          "future_event_timestamp",
+          "event_timestamp "
+              + ts
+              + " is more than "
+              + MAX_AHEAD_OF_INGEST.getStandardHours()
+              + " h after the event was ingested ("
+              + b.getIngestTs()
+              + "): a clock error");
+    }
     List<String> invalid = new ArrayList<>();
     for (String field : NON_KEY_FIELDS) {
       if (JsonFields.wrongTypeOf(errors, field) != null) {
@@ -183,6 +196,13 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
         .setIngestTs(b.getIngestTs())
         .build();
   }
+
+  /**
+   * How far an event's time may be ahead of the moment Bronze ingested it. Later is a clock error
+   * ({@code 9999-12-31}), quarantined as {@code future_event_timestamp} rather than moving the Gold
+   * snapshot date to the far future.
+   */
+  public static final Duration MAX_AHEAD_OF_INGEST = Duration.standardDays(1);
 
   /** The fields that become null and flagged, not quarantined, when of the wrong type. */
   static final List<String> NON_KEY_FIELDS =

@@ -25,9 +25,38 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class CleanUserEventsTest {
   private static final String OK_TS = "\"event_timestamp\":\"2026-11-28T10:15:30.123Z\"";
 
+  /** Ingested {@code ingestMillis} after noon on the day after the fixtures' events. */
+  private static final Instant INGESTED = Instant.parse("2026-11-29T12:00:00Z");
+
   private static UserEventBronze bronze(String line, String file, long n, long ingestMillis) {
     return IngestUserEvents.parse(
-        RawEvent.of(line, "file", file, null, n, null), new Instant(ingestMillis));
+        RawEvent.of(line, "file", file, null, n, null), INGESTED.plus(ingestMillis));
+  }
+
+  @Test
+  void anEventFromTheFarFutureOfItsIngestIsQuarantined() {
+    UserEventBronze inYear9999 =
+        bronze(
+            "{\"user_id\":\"u-1\",\"event_type\":\"click\","
+                + "\"event_timestamp\":\"9999-12-31T23:59:59.000Z\"}",
+            "a",
+            1,
+            0);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> CleanUserEvents.toUserEvent(inYear9999))
+        .isInstanceOf(dev.medallion.common.InvalidRecordException.class)
+        .hasMessageContaining("9999-12-31T23:59:59.000Z")
+        .extracting(e -> ((dev.medallion.common.InvalidRecordException) e).getReason())
+        .isEqualTo("future_event_timestamp");
+    UserEventBronze withinADay =
+        bronze(
+            "{\"user_id\":\"u-1\",\"event_type\":\"click\","
+                + "\"event_timestamp\":\"2026-11-30T11:59:59.000Z\"}",
+            "a",
+            1,
+            0);
+    org.assertj.core.api.Assertions.assertThat(CleanUserEvents.toUserEvent(withinADay).getUserId())
+        .isEqualTo("u-1");
   }
 
   /** Every way a key field can be wrong, with its quarantine reason. */
