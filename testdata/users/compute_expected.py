@@ -33,10 +33,10 @@ def key_text(v):
     return v if isinstance(v, str) and v.strip() else None
 
 
-# An event more than a day ahead of its ingest is a clock error (future_event_timestamp). The tests
-# ingest after this script ran, so "ahead of now" is the rule here.
+# An event more than 30 days ahead of its ingest is a clock error (future_event_timestamp). The
+# tests ingest after this script ran, so "ahead of now" is the rule here.
 NOW_MS = int(datetime.now(tz=timezone.utc).timestamp() * 1000)
-MAX_AHEAD_MS = 24 * 3600 * 1000
+MAX_AHEAD_MS = 30 * 24 * 3600 * 1000
 
 
 def scenario(batches):

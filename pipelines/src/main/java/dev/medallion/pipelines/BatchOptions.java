@@ -11,4 +11,12 @@ public interface BatchOptions extends LakehouseOptions {
   String getAsOf();
 
   void setAsOf(String value);
+
+  @Description(
+      "Days an event's time may be ahead of the moment it was ingested; later is quarantined as"
+          + " future_event_timestamp (a clock error such as 9999-12-31).")
+  @Default.Integer(30)
+  int getMaxFutureDays();
+
+  void setMaxFutureDays(int value);
 }

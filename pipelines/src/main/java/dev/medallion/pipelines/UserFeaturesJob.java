@@ -32,6 +32,7 @@ import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
@@ -88,6 +89,10 @@ public final class UserFeaturesJob {
       } catch (DateTimeParseException e) {
         throw new IllegalArgumentException("--asOf must be a date YYYY-MM-DD, got " + o.getAsOf());
       }
+    }
+    if (o.getMaxFutureDays() < 0) {
+      throw new IllegalArgumentException(
+          "--maxFutureDays must be 0 or more, got " + o.getMaxFutureDays());
     }
     org.apache.beam.sdk.io.FileSystems.setDefaultPipelineOptions(o);
     Lakehouse lake = new Lakehouse(o.getLakehouse());
@@ -183,7 +188,10 @@ public final class UserFeaturesJob {
         p.apply(
                 "ReadBronze",
                 ReadTable.of(lake.table(Lakehouse.BRONZE_USERS), UserEventBronze.class))
-            .apply("Silver", CleanUserEvents.create());
+            .apply(
+                "Silver",
+                CleanUserEvents.create()
+                    .withMaxAheadOfIngest(Duration.standardDays(o.getMaxFutureDays())));
     PCollection<UserEvent> events = silver.get(CleanUserEvents.EVENTS);
     events.apply(
         "WriteSilver",

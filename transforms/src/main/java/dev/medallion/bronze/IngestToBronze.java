@@ -72,8 +72,8 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
    * The Bronze rule for one line.
    *
    * @throws InvalidRecordException with reason {@code invalid_utf8}, {@code empty_line}, {@code
-   *     not_json}, {@code not_object}, {@code missing_device_id}, {@code wrong_type:device_id},
-   *     {@code missing_ts}, {@code invalid_ts} or {@code unknown_event_type}
+   *     not_json}, {@code not_object}, {@code trailing_data}, {@code missing_device_id}, {@code
+   *     wrong_type:device_id}, {@code missing_ts}, {@code invalid_ts} or {@code unknown_event_type}
    */
   public static BronzeEvent classify(RawEvent raw, Instant ingestTs) {
     requireDecoded(raw);

@@ -25,7 +25,7 @@ import org.joda.time.Instant;
  * verbatim with its file, line and ingest time, and typed {@code user_id}, {@code event_type} and
  * {@code event_timestamp} where they are valid (null where not: Silver decides). Any other line is
  * a dead letter: {@code invalid_utf8} (its bytes are not UTF-8), {@code empty_line}, {@code
- * not_json}, {@code not_object}.
+ * not_json}, {@code not_object}, {@code trailing_data} (more than one JSON value on the line).
  */
 public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollectionTuple> {
   public static final TupleTag<UserEventBronze> EVENTS = new TupleTag<>() {};
@@ -80,7 +80,7 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
    * The Bronze rule for one user-event line.
    *
    * @throws InvalidRecordException with reason {@code invalid_utf8}, {@code empty_line}, {@code
-   *     not_json} or {@code not_object}
+   *     not_json}, {@code not_object} or {@code trailing_data}
    */
   public static UserEventBronze parse(RawEvent raw, Instant ingestTs) {
     IngestToBronze.requireDecoded(raw);

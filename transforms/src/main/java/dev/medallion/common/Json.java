@@ -23,19 +23,37 @@ public final class Json {
   }
 
   /**
-   * Parses one line that must hold exactly one JSON object.
+   * Parses one line that must hold exactly one JSON object, and nothing after it but white space:
+   * two objects on one line, or an object followed by anything else, are rejected whole rather than
+   * keeping the first and losing the rest.
    *
-   * @throws InvalidRecordException {@code not_json} or {@code not_object}
+   * @throws InvalidRecordException {@code not_json}, {@code not_object} or {@code trailing_data}
    */
   public static ObjectNode parseObject(String line) {
     JsonNode node;
-    try {
-      node = MAPPER.readTree(line);
-    } catch (JsonProcessingException e) {
-      throw new InvalidRecordException("not_json", "not valid JSON: " + e.getOriginalMessage());
-    }
-    if (node == null || node.isMissingNode()) {
-      throw new InvalidRecordException("not_json", "empty line");
+    try (JsonParser parser = MAPPER.createParser(line)) {
+      try {
+        node = MAPPER.readTree(parser);
+      } catch (JsonProcessingException e) {
+        throw new InvalidRecordException("not_json", "not valid JSON: " + e.getOriginalMessage());
+      }
+      if (node == null || node.isMissingNode()) {
+        throw new InvalidRecordException("not_json", "empty line");
+      }
+      JsonToken next;
+      long end = parser.currentLocation().getCharOffset();
+      try {
+        next = parser.nextToken();
+      } catch (JsonProcessingException e) {
+        next = JsonToken.NOT_AVAILABLE;
+      }
+      if (next != null) {
+        throw new InvalidRecordException(
+            "trailing_data",
+            "more after the JSON value that ends at character " + end + " (one value per line)");
+      }
+    } catch (IOException e) {
+      throw new InvalidRecordException("not_json", "not valid JSON: " + e.getMessage());
     }
     if (!node.isObject()) {
       throw new InvalidRecordException(

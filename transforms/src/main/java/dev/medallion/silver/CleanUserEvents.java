@@ -31,13 +31,13 @@ import org.joda.time.Instant;
 /**
  * Silver for user events, over the whole of Bronze: records whose key field ({@code user_id},
  * {@code event_type}, {@code event_timestamp}) is missing, null or unparseable go to {@link
- * #QUARANTINE} with the reason, and so does an event more than {@link #MAX_AHEAD_OF_INGEST} ahead
- * of its ingest ({@code future_event_timestamp}); a non-key field of the wrong type ({@code
- * "price":"n/a"}) becomes null and is named in {@code invalid_fields}. Events with the same {@code
- * (user_id, event_timestamp)} instant, across all files and runs, are one event: the first ingested
- * copy (earliest run, then file name, then line number) is kept, so a later file never displaces
- * it; the others go to {@link #DUPLICATES} with reason {@code duplicate}. The result depends only
- * on Bronze's rows, so a rerun gives the same table.
+ * #QUARANTINE} with the reason, and so does an event further ahead of its ingest than the transform
+ * allows ({@code future_event_timestamp}, default {@link #MAX_AHEAD_OF_INGEST}); a non-key field of
+ * the wrong type ({@code "price":"n/a"}) becomes null and is named in {@code invalid_fields}.
+ * Events with the same {@code (user_id, event_timestamp)} instant, across all files and runs, are
+ * one event: the first ingested copy (earliest run, then file name, then line number) is kept, so a
+ * later file never displaces it; the others go to {@link #DUPLICATES} with reason {@code
+ * duplicate}. The result depends only on Bronze's rows, so a rerun gives the same table.
  */
 public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PCollectionTuple> {
   public static final TupleTag<UserEvent> EVENTS = new TupleTag<>() {};
@@ -46,8 +46,19 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
 
   static final String STAGE = "silver_user";
 
+  private final Duration maxAheadOfIngest;
+
+  private CleanUserEvents(Duration maxAheadOfIngest) {
+    this.maxAheadOfIngest = maxAheadOfIngest;
+  }
+
   public static CleanUserEvents create() {
-    return new CleanUserEvents();
+    return new CleanUserEvents(MAX_AHEAD_OF_INGEST);
+  }
+
+  /** Quarantines events whose time is more than {@code max} after they were ingested. */
+  public CleanUserEvents withMaxAheadOfIngest(Duration max) {
+    return new CleanUserEvents(max);
   }
 
   @Override
@@ -55,7 +66,8 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
     PCollectionTuple valid =
         bronze.apply(
             "ValidateKeys",
-            ParDo.of(new ValidateFn()).withOutputTags(EVENTS, TupleTagList.of(QUARANTINE)));
+            ParDo.of(new ValidateFn(maxAheadOfIngest))
+                .withOutputTags(EVENTS, TupleTagList.of(QUARANTINE)));
     PCollectionTuple deduped =
         valid
             .get(EVENTS)
@@ -73,10 +85,16 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
   }
 
   static class ValidateFn extends DoFn<UserEventBronze, UserEvent> {
+    private final Duration maxAheadOfIngest;
+
+    ValidateFn(Duration maxAheadOfIngest) {
+      this.maxAheadOfIngest = maxAheadOfIngest;
+    }
+
     @ProcessElement
     public void process(@Element UserEventBronze b, MultiOutputReceiver out) {
       try {
-        out.get(EVENTS).output(toUserEvent(b));
+        out.get(EVENTS).output(toUserEvent(b, maxAheadOfIngest));
       } catch (InvalidRecordException e) {
         Rejections.count(STAGE, e.getReason());
         out.get(QUARANTINE)
@@ -144,6 +162,11 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
 
   /** The Silver rule for one Bronze row, from its typed columns. */
   public static UserEvent toUserEvent(UserEventBronze b) {
+    return toUserEvent(b, MAX_AHEAD_OF_INGEST);
+  }
+
+  /** The Silver rule, with how far an event may be ahead of its ingest. */
+  public static UserEvent toUserEvent(UserEventBronze b, Duration maxAheadOfIngest) {
     String errors = b.getTypeErrors();
     String userId = JsonFields.requireText(b.getUserId(), "user_id", errors);
     String eventType = JsonFields.requireText(b.getEventType(), "event_type", errors);
@@ -160,14 +183,14 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
                   + ") is not an ISO-8601 instant with Z or an offset,"
                   + " nor epoch milliseconds as a JSON integer");
     }
-    if (ts.isAfter(b.getIngestTs().plus(MAX_AHEAD_OF_INGEST))) {
+    if (ts.isAfter(b.getIngestTs().plus(maxAheadOfIngest))) {
       throw new InvalidRecordException(
           "future_event_timestamp",
           "event_timestamp "
               + ts
               + " is more than "
-              + MAX_AHEAD_OF_INGEST.getStandardHours()
-              + " h after the event was ingested ("
+              + maxAheadOfIngest.getStandardDays()
+              + " day(s) after the event was ingested ("
               + b.getIngestTs()
               + "): a clock error");
     }
@@ -198,11 +221,11 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
   }
 
   /**
-   * How far an event's time may be ahead of the moment Bronze ingested it. Later is a clock error
-   * ({@code 9999-12-31}), quarantined as {@code future_event_timestamp} rather than moving the Gold
-   * snapshot date to the far future.
+   * By default, how far an event's time may be ahead of the moment Bronze ingested it. Later is a
+   * clock error ({@code 9999-12-31}, microseconds read as milliseconds), quarantined as {@code
+   * future_event_timestamp} rather than moving the Gold snapshot date to the far future.
    */
-  public static final Duration MAX_AHEAD_OF_INGEST = Duration.standardDays(1);
+  public static final Duration MAX_AHEAD_OF_INGEST = Duration.standardDays(30);
 
   /** The fields that become null and flagged, not quarantined, when of the wrong type. */
   static final List<String> NON_KEY_FIELDS =

@@ -64,7 +64,18 @@ class IngestToBronzeTest {
               "invalid_ts"),
           KV.of(
               "{\"device_id\":\"dev-0001\",\"ts\":1795947330123,\"foo\":1}", "unknown_event_type"),
-          KV.of("{\"device_id\":\"dev-0001\",\"device_id\":\"dev-0002\",\"ts\":1}", "not_json"));
+          KV.of("{\"device_id\":\"dev-0001\",\"device_id\":\"dev-0002\",\"ts\":1}", "not_json"),
+          // Two objects on one line: the second would be lost if the first were taken.
+          KV.of(
+              "{\"device_id\":\"dev-0008\",\"sensor_type\":\"humidity\",\"ts\":1}"
+                  + "{\"device_id\":\"dev-0007\",\"sensor_type\":\"humidity\",\"ts\":2}",
+              "trailing_data"),
+          KV.of(
+              "{\"device_id\":\"dev-0008\",\"sensor_type\":\"humidity\",\"ts\":1} garbage",
+              "trailing_data"),
+          KV.of(
+              "{\"device_id\":\"dev-0008\",\"sensor_type\":\"humidity\",\"ts\":1},",
+              "trailing_data"));
 
   @Test
   void everyInvalidLineIsADeadLetterWithItsReason(TestPipeline p) {
@@ -168,6 +179,23 @@ class IngestToBronzeTest {
     assertThat(e.getSeq()).isNull();
     assertThat(e.getTypeErrors()).isEqualTo("value:string,unit:number,seq:number");
     assertThat(e.getRawPayload()).isEqualTo(line);
+  }
+
+  @Test
+  void aUserEventLineWithTwoObjectsLosesNeitherItIsRejectedWhole() {
+    RawEvent twoUsers =
+        RawEvent.of(
+            "{\"user_id\":\"u8\",\"event_type\":\"view\",\"event_timestamp\":1}"
+                + "{\"user_id\":\"u7\",\"event_type\":\"view\",\"event_timestamp\":2}",
+            "file",
+            "x",
+            null,
+            1,
+            null);
+    assertThatThrownBy(() -> IngestUserEvents.parse(twoUsers, new Instant(0)))
+        .isInstanceOf(InvalidRecordException.class)
+        .extracting(e -> ((InvalidRecordException) e).getReason())
+        .isEqualTo("trailing_data");
   }
 
   @Test

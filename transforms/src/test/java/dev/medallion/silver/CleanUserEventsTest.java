@@ -35,6 +35,7 @@ class CleanUserEventsTest {
 
   @Test
   void anEventFromTheFarFutureOfItsIngestIsQuarantined() {
+    // Ingested 2026-11-29T12:00Z; by default an event may be up to 30 days ahead.
     UserEventBronze inYear9999 =
         bronze(
             "{\"user_id\":\"u-1\",\"event_type\":\"click\","
@@ -51,12 +52,15 @@ class CleanUserEventsTest {
     UserEventBronze withinADay =
         bronze(
             "{\"user_id\":\"u-1\",\"event_type\":\"click\","
-                + "\"event_timestamp\":\"2026-11-30T11:59:59.000Z\"}",
+                + "\"event_timestamp\":\"2026-12-29T11:59:59.000Z\"}",
             "a",
             1,
             0);
     org.assertj.core.api.Assertions.assertThat(CleanUserEvents.toUserEvent(withinADay).getUserId())
         .isEqualTo("u-1");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> CleanUserEvents.toUserEvent(withinADay, org.joda.time.Duration.standardHours(1)))
+        .hasMessageContaining("more than 0 day(s)");
   }
 
   /** Every way a key field can be wrong, with its quarantine reason. */
