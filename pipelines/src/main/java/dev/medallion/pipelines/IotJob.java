@@ -15,7 +15,6 @@ import dev.medallion.silver.DeviceRegistry;
 import dev.medallion.silver.ValidateAndEnrich;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -49,14 +48,9 @@ public final class IotJob {
     PipelineOptionsFactory.register(IotOptions.class);
     S3Support.register();
     IotOptions options =
-        PipelineOptionsFactory.fromArgs(args).withValidation().as(IotOptions.class);
-    if (options.getRunner().getSimpleName().equals("DirectRunner")
-        && Arrays.stream(args).noneMatch(a -> a.startsWith("--blockOnRun"))) {
-      // The DirectRunner's run() would otherwise block to the end: no live progress line.
-      String[] withFlag = Arrays.copyOf(args, args.length + 1);
-      withFlag[args.length] = "--blockOnRun=false";
-      options = PipelineOptionsFactory.fromArgs(withFlag).withValidation().as(IotOptions.class);
-    }
+        PipelineOptionsFactory.fromArgs(RunnerDefaults.apply(args))
+            .withValidation()
+            .as(IotOptions.class);
     FileSystems.setDefaultPipelineOptions(options);
     try {
       Catalog.register(options.getLakehouse());

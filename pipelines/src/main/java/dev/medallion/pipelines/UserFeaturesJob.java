@@ -56,7 +56,9 @@ public final class UserFeaturesJob {
     PipelineOptionsFactory.register(BatchOptions.class);
     S3Support.register();
     BatchOptions options =
-        PipelineOptionsFactory.fromArgs(args).withValidation().as(BatchOptions.class);
+        PipelineOptionsFactory.fromArgs(RunnerDefaults.apply(args))
+            .withValidation()
+            .as(BatchOptions.class);
     org.apache.beam.sdk.io.FileSystems.setDefaultPipelineOptions(options);
     Summary s = run(options);
     Map<String, Long> b = s.bronzeCounters();
