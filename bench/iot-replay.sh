@@ -10,17 +10,15 @@ devices=${2:-100}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mvn -B -q -DskipTests package
-cp=$(cd pipelines && mvn -B -q dependency:build-classpath -Dmdep.outputFile=/dev/stdout -Dmdep.includeScope=runtime)
-cp="pipelines/target/classes:transforms/target/classes:generator/target/classes:$cp"
-java -cp "$cp" dev.medallion.pipelines.Medallion generate --seed 1 --devices "$devices" \
+./medallion generate --seed 1 --devices "$devices" \
   --duration-minutes "$minutes" --malformed 0.01 --duplicates 0.02 --out-of-range 0.01 \
   --registry "$work/devices.csv" > "$work/events.ndjson" 2>/dev/null
 lines=$(wc -l < "$work/events.ndjson")
 for checks in on off; do
-  flags=()
+  flags=(--enforceImmutability=true --enforceEncodability=true)
   [ "$checks" = off ] && flags=(--enforceImmutability=false --enforceEncodability=false)
   start=$(date +%s.%N)
-  /usr/bin/time -f "%M" -o "$work/rss" java -Xmx4g -cp "$cp" dev.medallion.pipelines.Medallion run \
+  MEDALLION_JAVA_OPTS=-Xmx4g /usr/bin/time -f "%M" -o "$work/rss" ./medallion run \
     --input="$work/events.ndjson" --devices="$work/devices.csv" --lakehouse="$work/lake-$checks" \
     "${flags[@]}" > /dev/null 2>&1
   end=$(date +%s.%N)

@@ -9,18 +9,16 @@ users=${2:-20000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mvn -B -q -DskipTests package
-cp=$(cd pipelines && mvn -B -q dependency:build-classpath -Dmdep.outputFile=/dev/stdout -Dmdep.includeScope=runtime)
-cp="pipelines/target/classes:transforms/target/classes:generator/target/classes:$cp"
 mkdir -p "$work/in"
-java -cp "$cp" dev.medallion.pipelines.Medallion generate --kind users --seed 1 --count "$events" \
+./medallion generate --kind users --seed 1 --count "$events" \
   --users "$users" --days 7 --malformed 0.005 --duplicates 0.02 --missing-keys 0.005 \
   --bad-price 0.01 > "$work/in/events.ndjson" 2>/dev/null
 lines=$(wc -l < "$work/in/events.ndjson")
 for checks in on off; do
-  flags=()
+  flags=(--enforceImmutability=true --enforceEncodability=true)
   [ "$checks" = off ] && flags=(--enforceImmutability=false --enforceEncodability=false)
   start=$(date +%s.%N)
-  /usr/bin/time -f "%M" -o "$work/rss" java -Xmx4g -cp "$cp" dev.medallion.pipelines.Medallion users \
+  MEDALLION_JAVA_OPTS=-Xmx4g /usr/bin/time -f "%M" -o "$work/rss" ./medallion users \
     --input="$work/in/*.ndjson" --lakehouse="$work/lake-$checks" "${flags[@]}" > /dev/null 2>&1
   end=$(date +%s.%N)
   awk -v l="$lines" -v s="$start" -v e="$end" -v c="$checks" -v rss="$(cat "$work/rss")" \
