@@ -259,7 +259,13 @@ class FaultsTest {
       Path in = tmp.resolve("in");
       Files.createDirectories(in);
       assertThat(
-              medallion("generate", "--kind=users", "--count=20000", "--users=2000", "--out=" + in)
+              medallion(
+                      "generate",
+                      "--kind=users",
+                      "--count=20000",
+                      "--users=2000",
+                      "--malformed=0.01",
+                      "--out=" + in)
                   .code())
           .isZero();
       Path lake = mount.resolve("lake");

@@ -2,8 +2,6 @@ package dev.medallion.pipelines;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -14,16 +12,8 @@ class MedallionCommandTest {
   @TempDir Path tmp;
 
   private static String[] stderrOf(String... args) {
-    PrintStream err = System.err;
-    ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(captured, true));
-    int code;
-    try {
-      code = Medallion.run(args);
-    } finally {
-      System.setErr(err);
-    }
-    return new String[] {String.valueOf(code), captured.toString()};
+    FaultsTest.Outcome o = FaultsTest.medallion(args);
+    return new String[] {String.valueOf(o.code()), o.err()};
   }
 
   @Test

@@ -38,10 +38,15 @@ class S3LakehouseTest {
   }
 
   static BatchOptions options(Path in) {
+    return options(in, "s3");
+  }
+
+  /** A run on the S3 lakehouse; each run needs a run id of its own. */
+  static BatchOptions options(Path in, String runId) {
     List<String> args = new ArrayList<>(s3.flags());
     args.add("--lakehouse=" + LAKE);
     args.add("--input=" + in + "/*.ndjson");
-    args.add("--runId=s3");
+    args.add("--runId=" + runId);
     PipelineOptionsFactory.register(BatchOptions.class);
     S3Support.register();
     BatchOptions o =
@@ -64,7 +69,7 @@ class S3LakehouseTest {
         .allMatch(f -> f.startsWith("s3://"));
     assertThat(TablePublisher.parquetFiles(LAKE + "/silver/user_events")).hasSize(2);
     // A rerun finds the manifest on S3 and ingests nothing again.
-    assertThat(UserFeaturesJob.run(options(tmp.resolve("in"))).newFiles()).isZero();
+    assertThat(UserFeaturesJob.run(options(tmp.resolve("in"), "s3-again")).newFiles()).isZero();
 
     List<String> expected =
         Files.readAllLines(

@@ -25,11 +25,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 @ExtendWith(BeamPipelineExtension.class)
-class IngestToBronzeTest {
-  static final String READING =
+public class IngestToBronzeTest {
+  public static final String READING =
       "{\"device_id\":\"dev-0007\",\"sensor_type\":\"temperature\",\"value\":21.73,\"unit\":\"C\","
           + "\"ts\":\"2026-11-29T10:15:30.123Z\",\"seq\":1042}";
-  static final String HEARTBEAT =
+  public static final String HEARTBEAT =
       "{\"device_id\":\"dev-0007\",\"battery_pct\":87.5,\"rssi_dbm\":-67,\"status\":\"ok\","
           + "\"ts\":1795947330123}";
 

@@ -28,12 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(BeamPipelineExtension.class)
 class ReadNdjsonLinesTest {
-  static final String READING =
-      "{\"device_id\":\"dev-0007\",\"sensor_type\":\"temperature\",\"value\":21.73,\"unit\":\"C\","
-          + "\"ts\":\"2026-11-29T10:15:30.123Z\",\"seq\":1042}";
-  static final String HEARTBEAT =
-      "{\"device_id\":\"dev-0007\",\"battery_pct\":87.5,\"rssi_dbm\":-67,\"status\":\"ok\","
-          + "\"ts\":1795947330123}";
+  static final String READING = dev.medallion.bronze.IngestToBronzeTest.READING;
+  static final String HEARTBEAT = dev.medallion.bronze.IngestToBronzeTest.HEARTBEAT;
   static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
 
   @TempDir Path dir;
