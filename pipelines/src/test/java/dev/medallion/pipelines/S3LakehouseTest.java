@@ -127,4 +127,38 @@ class S3LakehouseTest {
     args.addAll(s3.flags());
     assertThat(Medallion.run(args.toArray(String[]::new))).isZero();
   }
+
+  @Test
+  void anIotReplayOnS3IsIdempotentAndItsStagesReplaceTheirTables() throws Exception {
+    String iot = "s3://" + S3MockServer.BUCKET + "/iot";
+    List<String> common = new ArrayList<>(s3.flags());
+    common.add("--lakehouse=" + iot);
+    common.add("--devices=" + Runs.DEVICES);
+    List<String> replay = new ArrayList<>(List.of("run", "--input=" + Runs.EVENTS));
+    replay.addAll(common);
+    FaultsTest.Outcome first = FaultsTest.medallion(replay.toArray(String[]::new));
+    assertThat(first.code()).as(first.err()).isZero();
+    long bronze = countOnS3(iot, "bronze_iot_events", "first");
+    long lines = Files.readAllLines(Runs.EVENTS).size();
+    assertThat(bronze + countOnS3(iot, "quarantine_iot_events WHERE stage = 'bronze'", "first"))
+        .isEqualTo(lines);
+
+    FaultsTest.Outcome again = FaultsTest.medallion(replay.toArray(String[]::new));
+    assertThat(again.code()).as(again.err()).isZero();
+    assertThat(again.err()).contains("already ingested");
+    assertThat(countOnS3(iot, "bronze_iot_events", "again")).isEqualTo(bronze);
+
+    long silver = countOnS3(iot, "silver_sensor_readings", "before");
+    List<String> stage = new ArrayList<>(List.of("silver"));
+    stage.addAll(common);
+    FaultsTest.Outcome rerun = FaultsTest.medallion(stage.toArray(String[]::new));
+    assertThat(rerun.code()).as(rerun.err()).isZero();
+    assertThat(countOnS3(iot, "silver_sensor_readings", "after")).isEqualTo(silver);
+  }
+
+  private long countOnS3(String lake, String from, String cache) throws Exception {
+    try (LakeQuery q = new LakeQuery(lake, tmp.resolve("cache-iot-" + cache))) {
+      return ((Number) q.run("SELECT count(*) FROM " + from).rows().get(0).get(0)).longValue();
+    }
+  }
 }
