@@ -10,8 +10,8 @@ devices=${2:-100}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mvn -B -q -DskipTests package
-./medallion generate --seed 1 --devices "$devices" \
-  --duration-minutes "$minutes" --malformed 0.01 --duplicates 0.02 --out-of-range 0.01 \
+./medallion generate --seed 1 --generatorDevices "$devices" \
+  --durationMinutes "$minutes" --malformedRate 0.01 --duplicateRate 0.02 --outOfRangeRate 0.01 \
   --registry "$work/devices.csv" > "$work/events.ndjson" 2>/dev/null
 lines=$(wc -l < "$work/events.ndjson")
 for checks in on off; do

@@ -11,8 +11,8 @@ trap 'rm -rf "$work"' EXIT
 mvn -B -q -DskipTests package
 mkdir -p "$work/in"
 ./medallion generate --kind users --seed 1 --count "$events" \
-  --users "$users" --days 7 --malformed 0.005 --duplicates 0.02 --missing-keys 0.005 \
-  --bad-price 0.01 > "$work/in/events.ndjson" 2>/dev/null
+  --users "$users" --days 7 --malformedRate 0.005 --duplicateRate 0.02 --missingKeysRate 0.005 \
+  --badPriceRate 0.01 > "$work/in/events.ndjson" 2>/dev/null
 lines=$(wc -l < "$work/in/events.ndjson")
 for checks in on off; do
   flags=(--enforceImmutability=true --enforceEncodability=true)

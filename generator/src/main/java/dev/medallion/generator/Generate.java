@@ -42,13 +42,13 @@ public class Generate implements Callable<Integer> {
   int days;
 
   @Option(
-      names = "--missing-keys",
+      names = "--missingKeysRate",
       defaultValue = "0",
       description = "users: share of events with a missing or null user_id, 0..1.")
   double missingKeys;
 
   @Option(
-      names = "--bad-price",
+      names = "--badPriceRate",
       defaultValue = "0",
       description = "users: share of events whose price is a string, 0..1.")
   double badPrice;
@@ -60,7 +60,7 @@ public class Generate implements Callable<Integer> {
   long seed;
 
   @Option(
-      names = "--devices",
+      names = "--generatorDevices",
       defaultValue = "20",
       description = "Number of devices (default ${DEFAULT-VALUE}).")
   int devices;
@@ -72,14 +72,14 @@ public class Generate implements Callable<Integer> {
   String start;
 
   @Option(
-      names = "--interval-seconds",
+      names = "--intervalSeconds",
       defaultValue = "5",
       description =
           "Event-time seconds between two readings of a device (default ${DEFAULT-VALUE}).")
   int intervalSeconds;
 
   @Option(
-      names = "--duration-minutes",
+      names = "--durationMinutes",
       defaultValue = "10",
       description = "Minutes of event time to generate (default ${DEFAULT-VALUE}).")
   int durationMinutes;
@@ -105,7 +105,7 @@ public class Generate implements Callable<Integer> {
   String out;
 
   @Option(
-      names = "--roll-lines",
+      names = "--rollLines",
       defaultValue = "10000",
       description = "Lines per rolling file (default ${DEFAULT-VALUE}).")
   long rollLines;
@@ -114,43 +114,43 @@ public class Generate implements Callable<Integer> {
   Path registry;
 
   @Option(
-      names = "--malformed",
+      names = "--malformedRate",
       defaultValue = "0",
       description = "Share of malformed lines, 0..1.")
   double malformed;
 
   @Option(
-      names = "--duplicates",
+      names = "--duplicateRate",
       defaultValue = "0",
       description = "Share of events resent a few seconds later, 0..1.")
   double duplicates;
 
   @Option(
-      names = "--late",
+      names = "--lateRate",
       defaultValue = "0",
       description = "Share of events that arrive late, 0..1.")
   double late;
 
   @Option(
-      names = "--late-delay-seconds",
+      names = "--lateDelaySeconds",
       defaultValue = "60",
       description = "How late a late event arrives (default ${DEFAULT-VALUE}).")
   int lateDelaySeconds;
 
   @Option(
-      names = "--out-of-range",
+      names = "--outOfRangeRate",
       defaultValue = "0",
       description = "Share of readings with an out-of-range value, 0..1.")
   double outOfRange;
 
   @Option(
-      names = "--unknown-devices",
+      names = "--unknownDeviceRate",
       defaultValue = "0",
       description = "Share of events from devices not in the registry, 0..1.")
   double unknownDevices;
 
   @Option(
-      names = "--missing-heartbeats",
+      names = "--missingHeartbeatRate",
       defaultValue = "0",
       description = "Share of heartbeats that are never sent, 0..1.")
   double missingHeartbeats;

@@ -18,8 +18,7 @@ public interface LakehouseOptions extends PipelineOptions {
 
   @Description(
       "Raw NDJSON input: a file pattern, or several separated by commas. The IoT pipeline runs its"
-          + " built-in generator when it is empty; the users pipeline then reads"
-          + " testdata/users/raw/*.ndjson.")
+          + " built-in generator when it is empty; the users pipeline requires it.")
   @Default.String("")
   String getInput();
 

@@ -2,115 +2,140 @@ package dev.medallion.pipelines;
 
 import dev.medallion.common.MedallionException;
 import dev.medallion.generator.Generate;
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
+import org.apache.beam.sdk.options.PipelineOptions;
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
 
 /**
- * The {@code medallion} command: {@code run} (default: the whole IoT pipeline on the built-in
- * generator, or a replay with {@code --input}), the stages {@code bronze}, {@code silver} and
- * {@code gold} on their own, {@code validate}, and {@code generate}. Pipeline commands take Beam
- * flags ({@code --runner=SparkRunner}, {@code --lakehouse=…}); {@code --help} lists them.
+ * The {@code medallion} command line: every command is a picocli subcommand with a generated {@code
+ * --help}. {@code run} (the default: the whole IoT pipeline on the built-in generator, or a replay
+ * with {@code --input}), the stages {@code bronze}, {@code silver} and {@code gold}, and {@code
+ * users} pass their flags to Beam, so the same flags work on every runner; {@code validate}, {@code
+ * query}, {@code quality} and {@code generate} are tools. A usage error is one line and exit code
+ * 2; a failed job or check is one line (never a stack trace) and exit code 1.
  */
-public final class Medallion {
+@Command(
+    name = "medallion",
+    mixinStandardHelpOptions = true,
+    version = "medallion 0.1.0",
+    description =
+        "Raw JSON events to Bronze, Silver and Gold tables, on the DirectRunner or Spark.",
+    synopsisSubcommandLabel = "[COMMAND]",
+    footer = {
+      "",
+      "Without a command: run. Every command takes --help.",
+      "Exit codes: 0 ok, 1 a check or the job failed, 2 bad usage."
+    })
+public final class Medallion implements Runnable {
   private Medallion() {}
 
-  static final String USAGE =
-      """
-      usage: medallion [COMMAND] [--flags]
-        run        the IoT pipeline: generator (or --input NDJSON replay) -> Bronze -> Silver -> Gold
-        bronze     only Bronze: generator or --input NDJSON -> bronze/iot_events
-        silver     only Silver: bronze/iot_events -> silver/* and quarantine
-        gold       only Gold: silver/* -> gold/device_minute, gold/site_minute
-        validate   check every layer of a lakehouse; exits 1 when a check fails
-        users      the batch user-features pipeline: raw NDJSON -> Bronze -> Silver -> Gold
-        query      SQL over the catalog's tables (embedded DuckDB), with the partitions and files read
-        quality    data-quality checks of a table, JSON and Markdown reports; exits 1 on failure
-        generate   NDJSON sensor events (see generate --help)
-      Every command takes --help. Exit codes: 0 ok, 1 a check or the job failed, 2 bad usage.""";
+  @Override
+  public void run() {
+    // Never called: a command line without a subcommand runs `run`.
+  }
 
   public static void main(String[] args) {
     System.exit(run(args));
   }
 
-  /** Runs a picocli command; its failures print one line, never a stack trace. */
-  private static int execute(Object command, String[] args) {
-    CommandLine cli = new CommandLine(command);
-    cli.setExecutionExceptionHandler(
-        (e, commandLine, parseResult) -> {
-          commandLine
-              .getErr()
-              .println(
-                  "medallion "
-                      + commandLine.getCommandName()
-                      + ": "
-                      + (e instanceof IllegalArgumentException
-                          ? e.getMessage()
-                          : Failures.oneLine(e)));
-          return e instanceof IllegalArgumentException ? 2 : 1;
-        });
-    return cli.execute(args);
+  /** The command line, its subcommands in the order the help lists them. */
+  static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new Medallion());
+    pipeline(
+        cli,
+        "run",
+        new PipelineCommand.Iot(IotJob.Stage.ALL),
+        "The IoT pipeline: the generator (or an --input NDJSON replay) -> Bronze -> Silver -> Gold.",
+        IotOptions.class);
+    pipeline(
+        cli,
+        "bronze",
+        new PipelineCommand.Iot(IotJob.Stage.BRONZE),
+        "Only Bronze: the generator or --input NDJSON -> bronze/iot_events.",
+        IotOptions.class);
+    pipeline(
+        cli,
+        "silver",
+        new PipelineCommand.Iot(IotJob.Stage.SILVER),
+        "Only Silver: bronze/iot_events -> silver/* and the quarantine (replaces them).",
+        IotOptions.class);
+    pipeline(
+        cli,
+        "gold",
+        new PipelineCommand.Iot(IotJob.Stage.GOLD),
+        "Only Gold: silver/* -> gold/device_minute, gold/site_minute (replaces them).",
+        IotOptions.class);
+    pipeline(
+        cli,
+        "users",
+        new PipelineCommand.Users(),
+        "The batch user-features pipeline: --input NDJSON -> Bronze -> Silver -> Gold.",
+        BatchOptions.class);
+    cli.addSubcommand("validate", new Validate());
+    cli.addSubcommand("query", new Query());
+    cli.addSubcommand("quality", new Quality());
+    cli.addSubcommand("generate", new Generate());
+    cli.setExecutionExceptionHandler(Medallion::failed);
+    cli.setParameterExceptionHandler(Medallion::badUsage);
+    return cli;
+  }
+
+  private static void pipeline(
+      CommandLine cli,
+      String name,
+      PipelineCommand command,
+      String description,
+      Class<? extends PipelineOptions> options) {
+    cli.addSubcommand(name, command);
+    PipelineCommand.describe(cli.getSubcommands().get(name).getCommandSpec(), description, options);
   }
 
   static int run(String[] args) {
-    String command = args.length == 0 || args[0].startsWith("--") ? "run" : args[0];
-    String[] rest =
-        args.length == 0 || args[0].startsWith("--")
-            ? args
-            : Arrays.copyOfRange(args, 1, args.length);
-    if (args.length > 0 && List.of("--help", "-h", "help").contains(args[0])) {
-      System.out.println(USAGE);
-      return 0;
+    List<String> all = new ArrayList<>(Arrays.asList(args));
+    if (all.isEmpty()
+        || (all.get(0).startsWith("-")
+            && !List.of("-h", "--help", "-V", "--version").contains(all.get(0)))) {
+      all.add(0, "run");
     }
-    if (PIPELINE_HELP.containsKey(command)
-        && Arrays.stream(rest).anyMatch(a -> a.equals("--help") || a.equals("-h"))) {
-      OptionsHelp.print(
-          System.out,
-          command,
-          PIPELINE_HELP.get(command),
-          command.equals("users") ? BatchOptions.class : IotOptions.class);
-      return 0;
-    }
-    try {
-      return switch (command) {
-        case "run" -> IotJob.run(IotJob.Stage.ALL, rest);
-        case "bronze" -> IotJob.run(IotJob.Stage.BRONZE, rest);
-        case "silver" -> IotJob.run(IotJob.Stage.SILVER, rest);
-        case "gold" -> IotJob.run(IotJob.Stage.GOLD, rest);
-        case "validate" -> execute(new Validate(), rest);
-        case "users" -> UserFeaturesJob.run(rest);
-        case "quality" -> execute(new Quality(), rest);
-        case "query" -> execute(new Query(), rest);
-        case "generate" -> execute(new Generate(), rest);
-        default -> {
-          System.err.println("medallion: unknown command '" + command + "'\n" + USAGE);
-          yield 2;
-        }
-      };
-    } catch (java.io.IOException | IllegalStateException | MedallionException e) {
-      System.err.println("medallion " + command + ": " + e.getMessage());
-      return 1;
-    } catch (IllegalArgumentException e) {
-      System.err.println("medallion " + command + ": " + e.getMessage());
-      return 2;
-    } catch (RuntimeException e) {
-      System.err.println("medallion " + command + ": " + Failures.oneLine(e));
-      return 1;
-    }
+    return commandLine().execute(all.toArray(String[]::new));
   }
 
-  /** What each pipeline command does, for its generated {@code --help}. */
-  private static final Map<String, String> PIPELINE_HELP =
-      Map.of(
-          "run",
-          "The IoT pipeline: the generator (or an --input NDJSON replay) -> Bronze -> Silver -> Gold.",
-          "bronze",
-          "Only Bronze: the generator or --input NDJSON -> bronze/iot_events.",
-          "silver",
-          "Only Silver: bronze/iot_events -> silver/* and the quarantine.",
-          "gold",
-          "Only Gold: silver/* -> gold/device_minute, gold/site_minute.",
-          "users",
-          "The batch user-features pipeline: --input NDJSON -> Bronze -> Silver -> Gold.");
+  /** A job or check that failed: one line; 2 for a bad value, else 1. */
+  private static int failed(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
+    boolean usage = e instanceof IllegalArgumentException;
+    boolean known =
+        usage
+            || e instanceof IOException
+            || e instanceof IllegalStateException
+            || e instanceof MedallionException;
+    command
+        .getErr()
+        .println(
+            "medallion "
+                + command.getCommandName()
+                + ": "
+                + (known && e.getMessage() != null ? e.getMessage() : Failures.oneLine(e)));
+    return usage ? 2 : 1;
+  }
+
+  /** A command line picocli cannot parse: one line, and where to read more. */
+  private static int badUsage(CommandLine.ParameterException e, String[] args) {
+    CommandLine command = e.getCommandLine();
+    String name = command.getCommandSpec().qualifiedName();
+    if (command.getParent() == null && e instanceof CommandLine.UnmatchedArgumentException u) {
+      command
+          .getErr()
+          .println(
+              "medallion: unknown command '"
+                  + u.getUnmatched().get(0)
+                  + "' (medallion --help lists the commands)");
+    } else {
+      command.getErr().println(name + ": " + e.getMessage() + " (see " + name + " --help)");
+    }
+    return 2;
+  }
 }

@@ -1,6 +1,5 @@
 package dev.medallion.pipelines;
 
-import java.io.PrintStream;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -10,18 +9,13 @@ import org.apache.beam.sdk.options.Description;
 import org.apache.beam.sdk.options.PipelineOptions;
 
 /**
- * {@code --help} of a pipeline command, generated from its options interface: Medallion's own flags
- * with their descriptions and defaults, then a word on the Beam flags it also takes.
+ * The flags of a pipeline command, generated from its Beam options interface (Medallion's own
+ * flags, with their descriptions and defaults), for the command's picocli {@code --help}.
  */
 final class OptionsHelp {
   private OptionsHelp() {}
 
-  static void print(
-      PrintStream out, String command, String summary, Class<? extends PipelineOptions> options) {
-    out.println("usage: medallion " + command + " [--flag=value …]");
-    out.println(summary);
-    out.println();
-    out.println("Flags:");
+  static String[] flags(Class<? extends PipelineOptions> options) {
     List<Method> getters = new ArrayList<>();
     for (Method m : options.getMethods()) {
       if (m.getDeclaringClass().getPackageName().startsWith("dev.medallion")
@@ -31,19 +25,40 @@ final class OptionsHelp {
       }
     }
     getters.sort(Comparator.comparing(Method::getName));
+    List<String> lines = new ArrayList<>();
     for (Method m : getters) {
       String name = Character.toLowerCase(m.getName().charAt(3)) + m.getName().substring(4);
       Description d = m.getAnnotation(Description.class);
       String dflt = defaultOf(m);
-      out.printf(
-          "  --%-26s %s%s%n",
-          name, d == null ? "" : d.value(), dflt == null ? "" : " (default: " + dflt + ")");
+      lines.add("  --" + name + (dflt == null ? "" : "  (default: " + dflt + ")"));
+      if (d != null) {
+        lines.addAll(wrap(d.value().replace("%", "%%"), "      ", 78));
+      }
     }
-    out.println();
-    out.println(
-        "Beam flags work too, on every runner: --runner=DirectRunner (default) or SparkRunner"
-            + " (with --sparkMaster=local[2]), --streaming, --awsRegion, --endpoint, …");
-    out.println("Exit codes: 0 ok, 1 the job failed (the reason on stderr), 2 bad usage.");
+    lines.add("");
+    lines.addAll(
+        wrap(
+            "Beam flags work too, on every runner: --runner=DirectRunner (default) or SparkRunner"
+                + " (with --sparkMaster=local[2]), --streaming, --awsRegion, --endpoint, ….",
+            "",
+            78));
+    lines.add("Exit codes: 0 ok, 1 the job failed (the reason on stderr), 2 bad usage.");
+    return lines.toArray(String[]::new);
+  }
+
+  /** {@code text} in lines of at most {@code width} characters, each after {@code indent}. */
+  static List<String> wrap(String text, String indent, int width) {
+    List<String> out = new ArrayList<>();
+    StringBuilder line = new StringBuilder(indent);
+    for (String word : text.split(" ")) {
+      if (line.length() > indent.length() && line.length() + 1 + word.length() > width) {
+        out.add(line.toString());
+        line = new StringBuilder(indent);
+      }
+      line.append(line.length() > indent.length() ? " " : "").append(word);
+    }
+    out.add(line.toString());
+    return out;
   }
 
   private static String defaultOf(Method m) {

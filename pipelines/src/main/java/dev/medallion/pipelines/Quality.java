@@ -47,16 +47,16 @@ public class Quality implements Callable<Integer> {
   Path reports;
 
   @Option(
-      names = "--max-null-pct",
+      names = "--maxNullPct",
       description = "Override: largest share of nulls in a key column, in percent.")
   Double maxNullPct;
 
   @Option(
-      names = "--max-duplicate-pct",
+      names = "--maxDuplicatePct",
       description = "Override: largest share of rows that repeat a key, in percent.")
   Double maxDuplicatePct;
 
-  @Option(names = "--min-rows", description = "Override: fewest rows the table must have.")
+  @Option(names = "--minRows", description = "Override: fewest rows the table must have.")
   Long minRows;
 
   /** What is checked for a table and the thresholds. */

@@ -45,9 +45,6 @@ import org.joda.time.Instant;
 public final class UserFeaturesJob {
   private UserFeaturesJob() {}
 
-  /** The sample the users pipeline reads when no {@code --input} is given. */
-  static final String DEFAULT_INPUT = "testdata/users/raw/*.ndjson";
-
   /** What a run did. */
   public record Summary(
       int newFiles, Map<String, Long> bronzeCounters, Map<String, Long> silverCounters) {}
@@ -100,7 +97,12 @@ public final class UserFeaturesJob {
     Lakehouse lake = new Lakehouse(o.getLakehouse());
     Catalog.register(o.getLakehouse());
 
-    String input = o.getInput().isEmpty() ? DEFAULT_INPUT : o.getInput();
+    if (o.getInput().isBlank()) {
+      throw new IllegalArgumentException(
+          "--input is required: the raw NDJSON files to ingest, e.g. --input='data/*.ndjson'"
+              + " (the repository's sample: --input='testdata/users/raw/*.ndjson')");
+    }
+    String input = o.getInput();
     Set<String> matching = IngestManifest.matching(input);
     if (matching.isEmpty()) {
       throw new IllegalArgumentException("--input matches no file: " + input);

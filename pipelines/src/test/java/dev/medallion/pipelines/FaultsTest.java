@@ -264,7 +264,7 @@ class FaultsTest {
                       "--kind=users",
                       "--count=20000",
                       "--users=2000",
-                      "--malformed=0.01",
+                      "--malformedRate=0.01",
                       "--out=" + in)
                   .code())
           .isZero();

@@ -20,7 +20,7 @@ class MedallionCommandTest {
   void anUnknownCommandPrintsUsage() {
     String[] r = stderrOf("transmogrify");
     assertThat(r[0]).isEqualTo("2");
-    assertThat(r[1]).contains("unknown command 'transmogrify'").contains("usage: medallion");
+    assertThat(r[1]).contains("unknown command 'transmogrify'").contains("medallion --help");
   }
 
   @Test
@@ -58,5 +58,35 @@ class MedallionCommandTest {
             "--devices=" + Runs.DEVICES);
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[1]).contains("--input matches no file");
+  }
+
+  @Test
+  void everyCommandHasHelpAndAUsageErrorIsOneLine() {
+    for (String command :
+        java.util.List.of(
+            "run",
+            "bronze",
+            "silver",
+            "gold",
+            "users",
+            "validate",
+            "query",
+            "quality",
+            "generate")) {
+      assertThat(Medallion.commandLine().getSubcommands()).containsKey(command);
+      assertThat(Medallion.run(new String[] {command, "--help"})).as(command).isZero();
+    }
+    String[] r = stderrOf("query");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[1].strip().lines().filter(l -> !l.startsWith("SLF4J")).toList())
+        .containsExactly(
+            "medallion query: Missing required parameter: 'SQL' (see medallion query --help)");
+  }
+
+  @Test
+  void usersWithoutInputSaysSoInsteadOfReadingTheSample() {
+    String[] r = stderrOf("users", "--lakehouse=" + tmp.resolve("lake"));
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[1]).contains("--input is required");
   }
 }
