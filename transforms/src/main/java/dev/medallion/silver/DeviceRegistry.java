@@ -7,17 +7,23 @@ import java.io.Reader;
 import java.io.StringReader;
 import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.io.FileSystems;
 import org.apache.beam.sdk.io.fs.MatchResult;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVParser;
+import org.apache.commons.csv.CSVRecord;
 
 /**
- * The device registry CSV ({@code device_id,site,zone,latitude,longitude,model,installed_at}, with
- * that header, UTF-8, a leading byte-order mark ignored). It is small, so it is read once when the
- * pipeline is built and handed to Silver as a side input; a malformed registry, or one that lists
- * no devices, stops the job before it starts, with the line and the problem.
+ * The device registry CSV: a header naming the columns {@code
+ * device_id,site,zone,latitude,longitude,model,installed_at} (in any order, others ignored), read
+ * with Commons CSV (quoted fields may hold commas), UTF-8, a leading byte-order mark ignored. It is
+ * small, so it is read once when the pipeline is built and handed to Silver as a side input; a
+ * malformed registry, or one that lists no devices, stops the job before it starts, with the line
+ * and the problem.
  */
 public final class DeviceRegistry {
   public static final List<String> HEADER =
@@ -43,49 +49,74 @@ public final class DeviceRegistry {
   }
 
   private static Map<String, Device> parse(Reader reader, String name) throws IOException {
-    BufferedReader lines = new BufferedReader(reader);
-    String header = lines.readLine();
-    if (header != null && header.startsWith("\uFEFF")) {
-      header = header.substring(1);
+    BufferedReader in = new BufferedReader(reader);
+    in.mark(1);
+    if (in.read() != '\uFEFF') {
+      in.reset();
     }
-    if (header == null || !List.of(header.trim().split(",", -1)).equals(HEADER)) {
-      throw new IllegalArgumentException(
-          name
-              + ": the first line must be the header "
-              + String.join(",", HEADER)
-              + ", got: "
-              + header);
-    }
+    CSVFormat format =
+        CSVFormat.DEFAULT
+            .builder()
+            .setHeader()
+            .setSkipHeaderRecord(true)
+            .setIgnoreSurroundingSpaces(true)
+            .setIgnoreEmptyLines(true)
+            .build();
     Map<String, Device> devices = new LinkedHashMap<>();
-    String line;
-    int n = 1;
-    while ((line = lines.readLine()) != null) {
-      n++;
-      if (line.isBlank()) {
-        continue;
-      }
-      String[] f = line.split(",", -1);
-      if (f.length != HEADER.size()) {
+    try (CSVParser csv = format.parse(in)) {
+      List<String> missing = new ArrayList<>(HEADER);
+      missing.removeAll(csv.getHeaderNames());
+      if (csv.getHeaderNames().isEmpty() || !missing.isEmpty()) {
         throw new IllegalArgumentException(
-            name + ":" + n + ": expected " + HEADER.size() + " fields, got " + f.length);
+            name
+                + ": the first line must be a header with the columns "
+                + String.join(",", HEADER)
+                + (csv.getHeaderNames().isEmpty()
+                    ? ""
+                    : " (in any order); missing: " + String.join(",", missing)));
       }
-      String id = f[0].trim();
-      if (id.isEmpty()) {
-        throw new IllegalArgumentException(name + ":" + n + ": device_id is empty");
+      for (CSVRecord r : csv) {
+        long n = csv.getCurrentLineNumber();
+        if (r.size() == 1 && r.get(0).isEmpty()) {
+          continue; // a line of spaces
+        }
+        if (!r.isConsistent()) {
+          throw new IllegalArgumentException(
+              name
+                  + ":"
+                  + n
+                  + ": expected "
+                  + csv.getHeaderNames().size()
+                  + " fields, got "
+                  + r.size());
+        }
+        String id = r.get("device_id");
+        if (id.isEmpty()) {
+          throw new IllegalArgumentException(name + ":" + n + ": device_id is empty");
+        }
+        double lat;
+        double lon;
+        try {
+          lat = Double.parseDouble(r.get("latitude"));
+          lon = Double.parseDouble(r.get("longitude"));
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException(
+              name
+                  + ":"
+                  + n
+                  + ": latitude and longitude must be numbers: "
+                  + String.join(",", r.values()));
+        }
+        Device d =
+            Device.of(
+                id, r.get("site"), r.get("zone"), lat, lon, r.get("model"), r.get("installed_at"));
+        if (devices.put(id, d) != null) {
+          throw new IllegalArgumentException(
+              name + ":" + n + ": device " + id + " is listed twice");
+        }
       }
-      double lat;
-      double lon;
-      try {
-        lat = Double.parseDouble(f[3].trim());
-        lon = Double.parseDouble(f[4].trim());
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(
-            name + ":" + n + ": latitude and longitude must be numbers: " + line);
-      }
-      Device d = Device.of(id, f[1].trim(), f[2].trim(), lat, lon, f[5].trim(), f[6].trim());
-      if (devices.put(id, d) != null) {
-        throw new IllegalArgumentException(name + ":" + n + ": device " + id + " is listed twice");
-      }
+    } catch (java.io.UncheckedIOException e) {
+      throw new IllegalArgumentException(name + ": not a readable CSV file: " + e.getMessage());
     }
     if (devices.isEmpty()) {
       throw new IllegalArgumentException(name + ": the registry lists no devices");

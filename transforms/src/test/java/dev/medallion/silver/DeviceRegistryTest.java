@@ -45,4 +45,28 @@ class DeviceRegistryTest {
     Files.writeString(file, "\ufeff" + HEADER + ROW, StandardCharsets.UTF_8);
     assertThat(DeviceRegistry.load(file.toString())).containsOnlyKeys("dev-0001");
   }
+
+  @Test
+  void columnsAreFoundByNameAndQuotedFieldsMayHoldCommas() {
+    Map<String, Device> devices =
+        DeviceRegistry.parse(
+            "site,device_id,zone,longitude,latitude,installed_at,model,owner\n"
+                + "\"Berlin, Mitte\",dev-1,z1,13.4,52.5,2025-01-01,TH-2,ops\n",
+            "devices.csv");
+    Device d = devices.get("dev-1");
+    org.assertj.core.api.Assertions.assertThat(d.getSite()).isEqualTo("Berlin, Mitte");
+    org.assertj.core.api.Assertions.assertThat(d.getLatitude()).isEqualTo(52.5);
+    org.assertj.core.api.Assertions.assertThat(d.getLongitude()).isEqualTo(13.4);
+    org.assertj.core.api.Assertions.assertThat(d.getModel()).isEqualTo("TH-2");
+  }
+
+  @Test
+  void aMissingColumnIsNamed() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                DeviceRegistry.parse(
+                    "device_id,site,zone,latitude,longitude,model\ndev-1,b,z,1,2,m\n", "d.csv"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("missing: installed_at");
+  }
 }
