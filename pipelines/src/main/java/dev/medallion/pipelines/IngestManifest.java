@@ -36,6 +36,25 @@ final class IngestManifest {
     return files;
   }
 
+  /**
+   * What a run ingests: the files {@code input} matches, less those an earlier run ingested. {@code
+   * undone} lists the runs that died before finishing, undone first (their files in {@code tables}
+   * deleted) so that their input counts as not ingested.
+   */
+  record Plan(List<String> fresh, int matched, List<String> undone) {}
+
+  static Plan plan(Lakehouse lake, String manifests, List<String> tables, String input)
+      throws IOException {
+    Set<String> matching = matching(input);
+    if (matching.isEmpty()) {
+      throw new IllegalArgumentException("--input matches no file: " + input);
+    }
+    List<String> undone = undoUnfinished(lake, manifests, tables);
+    Set<String> fresh = new TreeSet<>(matching);
+    fresh.removeAll(ingested(manifests));
+    return new Plan(new ArrayList<>(fresh), matching.size(), undone);
+  }
+
   /** Deletes what runs that died before finishing Bronze wrote; returns their run ids. */
   static List<String> undoUnfinished(Lakehouse lake, String manifests, List<String> tables)
       throws IOException {

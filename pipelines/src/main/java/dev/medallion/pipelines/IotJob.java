@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.io.FileSystems;
@@ -131,34 +130,29 @@ public final class IotJob {
     if (options.getInput().isEmpty() || stage == Stage.SILVER || stage == Stage.GOLD) {
       return null;
     }
-    Set<String> matching = IngestManifest.matching(options.getInput());
-    if (matching.isEmpty()) {
-      throw new IllegalArgumentException("--input matches no file: " + options.getInput());
-    }
-    String manifests = lake.table(Lakehouse.MANIFEST_IOT);
-    List<String> undone = IngestManifest.undoUnfinished(lake, manifests, Lakehouse.IOT_TABLES);
-    if (!undone.isEmpty()) {
-      System.err.println(
-          name + ": undid the unfinished run(s) " + undone + "; their files are ingested again");
-    }
-    Set<String> fresh = new TreeSet<>(matching);
-    fresh.removeAll(IngestManifest.ingested(manifests));
-    if (fresh.isEmpty()) {
+    IngestManifest.Plan plan =
+        IngestManifest.plan(
+            lake, lake.table(Lakehouse.MANIFEST_IOT), Lakehouse.IOT_TABLES, options.getInput());
+    if (!plan.undone().isEmpty()) {
       System.err.println(
           name
-              + ": every --input file was already ingested by an earlier run ("
-              + manifests
-              + "); nothing to do");
-    } else if (fresh.size() < matching.size()) {
+              + ": undid the unfinished run(s) "
+              + plan.undone()
+              + "; their files are ingested again");
+    }
+    if (plan.fresh().isEmpty()) {
+      System.err.println(
+          name + ": every --input file was already ingested by an earlier run; nothing to do");
+    } else if (plan.fresh().size() < plan.matched()) {
       System.err.println(
           name
               + ": "
-              + (matching.size() - fresh.size())
+              + (plan.matched() - plan.fresh().size())
               + " of "
-              + matching.size()
+              + plan.matched()
               + " --input file(s) were already ingested by an earlier run; reading the others");
     }
-    return new ArrayList<>(fresh);
+    return plan.fresh();
   }
 
   /** After a failed run: nothing it wrote stays (its replay files are ingested again later). */

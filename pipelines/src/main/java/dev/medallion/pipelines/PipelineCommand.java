@@ -7,7 +7,6 @@ import org.apache.beam.sdk.options.PipelineOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Unmatched;
 
 /**
@@ -25,8 +24,6 @@ abstract class PipelineCommand implements Callable<Integer> {
   boolean help;
 
   @Unmatched List<String> flags = new ArrayList<>();
-
-  @Spec CommandSpec spec;
 
   /** The usage text of {@code command}: its description and flags. */
   static void describe(

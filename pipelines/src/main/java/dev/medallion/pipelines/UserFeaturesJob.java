@@ -13,11 +13,8 @@ import dev.medallion.silver.CleanUserEvents;
 import java.io.IOException;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
@@ -102,28 +99,24 @@ public final class UserFeaturesJob {
           "--input is required: the raw NDJSON files to ingest, e.g. --input='data/*.ndjson'"
               + " (the repository's sample: --input='testdata/users/raw/*.ndjson')");
     }
-    String input = o.getInput();
-    Set<String> matching = IngestManifest.matching(input);
-    if (matching.isEmpty()) {
-      throw new IllegalArgumentException("--input matches no file: " + input);
-    }
-    RunIds.claim(lake, o.getRunId());
     String manifests = lake.table(Lakehouse.MANIFEST_USERS);
     List<String> bronzeTables =
         List.of(Lakehouse.BRONZE_USERS, Lakehouse.QUARANTINE_USERS + "/stage=bronze");
-    List<String> undone = IngestManifest.undoUnfinished(lake, manifests, bronzeTables);
-    if (!undone.isEmpty()) {
+    IngestManifest.Plan plan = IngestManifest.plan(lake, manifests, bronzeTables, o.getInput());
+    RunIds.claim(lake, o.getRunId());
+    if (!plan.undone().isEmpty()) {
       System.err.println(
-          "undid the Bronze of unfinished run(s) " + undone + "; their files are ingested again");
+          "undid the Bronze of unfinished run(s) "
+              + plan.undone()
+              + "; their files are ingested again");
     }
-    Set<String> fresh = new TreeSet<>(matching);
-    fresh.removeAll(IngestManifest.ingested(manifests));
+    List<String> fresh = plan.fresh();
     Map<String, Long> bronzeCounters = Map.of();
     if (!fresh.isEmpty()) {
       IngestManifest.begin(manifests, o.getRunId(), fresh);
       try {
         Pipeline bronze = Pipeline.create(o);
-        buildBronze(bronze, new ArrayList<>(fresh), lake, o);
+        buildBronze(bronze, fresh, lake, o);
         bronzeCounters = finish(bronze.run(), "Bronze");
       } catch (RuntimeException e) {
         // Nothing half-done: this run's Bronze files and its pending manifest go.
