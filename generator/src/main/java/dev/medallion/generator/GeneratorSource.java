@@ -1,6 +1,6 @@
 package dev.medallion.generator;
 
-import dev.medallion.records.RawEvent;
+import dev.medallion.core.RawEvent;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.List;

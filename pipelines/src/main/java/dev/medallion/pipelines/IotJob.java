@@ -1,18 +1,27 @@
 package dev.medallion.pipelines;
 
-import dev.medallion.bronze.IngestToBronze;
+import dev.medallion.core.Failures;
+import dev.medallion.core.MedallionException;
+import dev.medallion.core.RawEvent;
+import dev.medallion.core.ReadNdjsonLines;
+import dev.medallion.core.ReadTable;
+import dev.medallion.generator.DeviceRegistryWriter;
 import dev.medallion.generator.GeneratorConfig;
 import dev.medallion.generator.GeneratorSource;
-import dev.medallion.gold.WindowedDeviceStats;
-import dev.medallion.io.ReadNdjsonLines;
-import dev.medallion.io.ReadTable;
-import dev.medallion.records.BronzeEvent;
-import dev.medallion.records.Device;
-import dev.medallion.records.Heartbeat;
-import dev.medallion.records.RawEvent;
-import dev.medallion.records.SensorReading;
-import dev.medallion.silver.DeviceRegistry;
-import dev.medallion.silver.ValidateAndEnrich;
+import dev.medallion.iot.BronzeEvent;
+import dev.medallion.iot.Device;
+import dev.medallion.iot.DeviceRegistry;
+import dev.medallion.iot.Heartbeat;
+import dev.medallion.iot.IngestToBronze;
+import dev.medallion.iot.IotMedallion;
+import dev.medallion.iot.SensorReading;
+import dev.medallion.iot.ValidateAndEnrich;
+import dev.medallion.iot.WindowedDeviceStats;
+import dev.medallion.lakehouse.Catalog;
+import dev.medallion.lakehouse.IngestManifest;
+import dev.medallion.lakehouse.Lakehouse;
+import dev.medallion.lakehouse.RunIds;
+import dev.medallion.lakehouse.TablePublisher;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,18 +29,22 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
-import org.apache.beam.sdk.io.FileSystems;
 import org.apache.beam.sdk.io.Read;
-import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.WithTimestamps;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
-/** Builds and runs the IoT pipeline, whole or one stage, from command-line flags. */
+/**
+ * Runs the IoT pipeline, whole or one stage: {@link #build} composes a source, the layer composites
+ * ({@link IotMedallion}, or one layer) and the lakehouse sink ({@link WriteIotTables}); {@link
+ * #run} adds the table protocol around the Beam job (run id, manifest of replayed files, staging of
+ * a rerun stage, undo after a failure).
+ */
 public final class IotJob {
   private IotJob() {}
 
@@ -43,14 +56,12 @@ public final class IotJob {
     GOLD
   }
 
-  static int run(Stage stage, String[] args) throws IOException {
-    PipelineOptionsFactory.register(IotOptions.class);
-    S3Support.register();
-    IotOptions options =
-        PipelineOptionsFactory.fromArgs(RunnerDefaults.apply(args))
-            .withValidation()
-            .as(IotOptions.class);
-    FileSystems.setDefaultPipelineOptions(options);
+  /**
+   * Runs {@code stage} and waits for it. Returns the finished job, or null when a replay found no
+   * file that an earlier run had not ingested (said on stderr). A job that fails leaves nothing
+   * half-done and throws a {@link MedallionException} saying why in one line.
+   */
+  public static @Nullable PipelineResult run(Stage stage, IotOptions options) throws IOException {
     try {
       Catalog.register(options.getLakehouse());
     } catch (IOException e) {
@@ -62,62 +73,49 @@ public final class IotJob {
     Lakehouse lake = new Lakehouse(options.getLakehouse());
     List<String> files = replayFiles(stage, options, lake, name);
     if (files != null && files.isEmpty()) {
-      return 0;
+      return null;
     }
+    // Silver and Gold alone are recomputed from the whole previous layer: staged, then they
+    // replace their tables, so a rerun gives the same tables instead of a second copy.
+    boolean replaces = stage == Stage.SILVER || stage == Stage.GOLD;
+    Lakehouse staged = new Lakehouse(lake.table("_staging/" + runId));
+    Pipeline p = Pipeline.create(options);
+    // Built before anything is written: a bad flag or registry leaves the lakehouse untouched.
+    build(p, stage, options, files, lake, replaces ? staged : lake);
     RunIds.claim(lake, runId);
     String manifests = lake.table(Lakehouse.MANIFEST_IOT);
     if (files != null) {
       IngestManifest.begin(manifests, runId, files);
     }
-    // Silver and Gold alone are recomputed from the whole previous layer: staged, then they
-    // replace their tables, so a rerun gives the same tables instead of a second copy.
-    boolean replaces = stage == Stage.SILVER || stage == Stage.GOLD;
-    String staging = lake.table("_staging/" + runId);
-    Pipeline p = Pipeline.create(options);
-    build(p, stage, options, files, lake, replaces ? new Lakehouse(staging) : lake);
     System.err.println(
-        name
-            + ": run "
-            + runId
-            + " -> "
-            + options.getLakehouse()
-            + (options.getInput().isEmpty() && stage != Stage.SILVER && stage != Stage.GOLD
-                ? " (generator: "
-                    + options.getDurationMinutes()
-                    + " min of event time at "
-                    + options.getSpeedup()
-                    + "x)"
-                : ""));
+        name + ": run " + runId + " -> " + options.getLakehouse() + source(stage, options));
     PipelineResult result;
-    PipelineResult.State state;
-    Progress progress = null;
     try {
-      result = p.run();
-      progress = Progress.start(result);
-      state = result.waitUntilFinish();
+      result = Progress.runAndWait(p);
     } catch (RuntimeException e) {
-      if (progress != null) {
-        progress.stop();
-        progress = null;
-      }
-      System.err.println(name + ": the pipeline failed: " + Failures.oneLine(e));
-      undo(lake, runId, files, replaces, staging);
-      return 1;
-    } finally {
-      if (progress != null) {
-        progress.stop();
-      }
+      undo(lake, runId, files, replaces, staged);
+      throw new MedallionException("the pipeline failed: " + Failures.oneLine(e), e);
     }
-    if (state != PipelineResult.State.DONE) {
-      undo(lake, runId, files, replaces, staging);
+    if (result.getState() != PipelineResult.State.DONE) {
+      undo(lake, runId, files, replaces, staged);
     } else if (files != null) {
       IngestManifest.commit(manifests, runId);
     } else if (replaces) {
-      publish(stage, new Lakehouse(staging), lake);
-      TablePublisher.cleanUp(staging);
+      publish(stage, staged, lake);
+      TablePublisher.cleanUp(staged.root());
     }
-    Report.print(result, options, stage);
-    return state == PipelineResult.State.DONE ? 0 : 1;
+    return result;
+  }
+
+  private static String source(Stage stage, IotOptions o) {
+    if (stage == Stage.SILVER || stage == Stage.GOLD || !o.getInput().isEmpty()) {
+      return "";
+    }
+    return " (generator: "
+        + o.getDurationMinutes()
+        + " min of event time at "
+        + o.getSpeedup()
+        + "x)";
   }
 
   /**
@@ -125,7 +123,7 @@ public final class IotJob {
    * stage reads the generator or a table). A replay that died is undone first, so a rerun of the
    * same input ingests every line once; an empty list means there is nothing new, said on stderr.
    */
-  private static List<String> replayFiles(
+  private static @Nullable List<String> replayFiles(
       Stage stage, IotOptions options, Lakehouse lake, String name) throws IOException {
     if (options.getInput().isEmpty() || stage == Stage.SILVER || stage == Stage.GOLD) {
       return null;
@@ -157,13 +155,17 @@ public final class IotJob {
 
   /** After a failed run: nothing it wrote stays (its replay files are ingested again later). */
   private static void undo(
-      Lakehouse lake, String runId, List<String> files, boolean replaces, String staging)
+      Lakehouse lake,
+      String runId,
+      @Nullable List<String> files,
+      boolean replaces,
+      Lakehouse staged)
       throws IOException {
     if (files != null) {
       IngestManifest.undo(lake, lake.table(Lakehouse.MANIFEST_IOT), runId, Lakehouse.IOT_TABLES);
     }
     if (replaces) {
-      TablePublisher.discard(staging);
+      TablePublisher.discard(staged.root());
     }
   }
 
@@ -184,87 +186,72 @@ public final class IotJob {
     }
   }
 
-  /** Wires {@code stage} on {@code p}; tests call this with their own options. */
-  public static PCollectionTuple build(Pipeline p, Stage stage, IotOptions options) {
+  /** Wires {@code stage} on {@code p}, reading and writing {@code --lakehouse}; for tests. */
+  public static void build(Pipeline p, Stage stage, IotOptions options) {
     Lakehouse lake = new Lakehouse(options.getLakehouse());
-    return build(p, stage, options, null, lake, lake);
+    build(p, stage, options, null, lake, lake);
   }
 
   /**
-   * Wires {@code stage}: reads {@code files} (or {@code --input}, or the generator) and the tables
-   * of {@code readFrom}, writes to {@code lake}.
+   * The job's story: a source ({@code files}, else {@code --input}, else the generator; or the
+   * previous layer's tables in {@code readFrom}), then the whole medallion or one layer, then every
+   * table the layers produced, written to {@code writeTo}.
    */
-  static PCollectionTuple build(
+  static void build(
       Pipeline p,
       Stage stage,
-      IotOptions options,
-      List<String> files,
+      IotOptions o,
+      @Nullable List<String> files,
       Lakehouse readFrom,
-      Lakehouse lake) {
-    return switch (stage) {
-      case ALL -> IotMedallion.build(p, options, source(p, options, files), registry(options));
-      case BRONZE -> {
-        PCollectionTuple bronze = IotMedallion.bronze(source(p, options, files), lake, options);
-        bronze
-            .get(IngestToBronze.DEAD_LETTERS)
-            .apply("WriteQuarantine", IotMedallion.quarantineWriter(lake, options));
-        yield bronze;
-      }
-      case SILVER -> {
-        PCollection<BronzeEvent> bronze =
-            read(
-                p,
-                "Bronze",
-                readFrom.table(Lakehouse.BRONZE_IOT),
-                BronzeEvent.class,
-                BronzeEvent::getEventTs);
-        PCollectionTuple silver = IotMedallion.silver(bronze, registry(options), lake, options);
-        silver
-            .get(ValidateAndEnrich.QUARANTINE)
-            .apply("WriteQuarantine", IotMedallion.quarantineWriter(lake, options));
-        yield silver;
-      }
-      case GOLD -> {
-        PCollection<SensorReading> readings =
-            read(
-                p,
-                "Readings",
-                readFrom.table(Lakehouse.SILVER_READINGS),
-                SensorReading.class,
-                SensorReading::getEventTs);
-        PCollection<Heartbeat> heartbeats =
-            read(
-                p,
-                "Heartbeats",
-                readFrom.table(Lakehouse.SILVER_HEARTBEATS),
-                Heartbeat.class,
-                Heartbeat::getEventTs);
-        PCollectionTuple gold =
-            IotMedallion.gold(
-                PCollectionTuple.of(ValidateAndEnrich.READINGS, readings)
-                    .and(ValidateAndEnrich.HEARTBEATS, heartbeats),
-                lake,
-                options);
-        gold.get(WindowedDeviceStats.TOO_LATE)
-            .apply("WriteQuarantine", IotMedallion.quarantineWriter(lake, options));
-        yield gold;
-      }
-    };
+      Lakehouse writeTo) {
+    Duration allowed = Duration.standardSeconds(o.getAllowedLatenessSeconds());
+    Duration slack = Duration.standardSeconds(o.getWatermarkSlackSeconds());
+    PCollectionTuple layers =
+        switch (stage) {
+          case ALL ->
+              source(p, o, files)
+                  .apply(
+                      "IotMedallion",
+                      IotMedallion.withRegistry(registry(o)).withLateness(allowed, slack));
+          case BRONZE -> source(p, o, files).apply("Bronze", IngestToBronze.create());
+          case SILVER ->
+              read(p, readFrom, Lakehouse.BRONZE_IOT, BronzeEvent.class, BronzeEvent::getEventTs)
+                  .apply("Silver", ValidateAndEnrich.withRegistry(registry(o)));
+          case GOLD ->
+              PCollectionTuple.of(
+                      IotMedallion.READINGS,
+                      read(
+                          p,
+                          readFrom,
+                          Lakehouse.SILVER_READINGS,
+                          SensorReading.class,
+                          SensorReading::getEventTs))
+                  .and(
+                      IotMedallion.HEARTBEATS,
+                      read(
+                          p,
+                          readFrom,
+                          Lakehouse.SILVER_HEARTBEATS,
+                          Heartbeat.class,
+                          Heartbeat::getEventTs))
+                  .apply("Gold", WindowedDeviceStats.of(allowed, slack));
+        };
+    layers.apply("WriteTables", WriteIotTables.to(writeTo, o));
   }
 
   /** A table of the previous layer, each record stamped with its event time. */
   private static <T> PCollection<T> read(
       Pipeline p,
-      String name,
+      Lakehouse lake,
       String table,
       Class<T> type,
       SerializableFunction<T, Instant> eventTs) {
-    return p.apply("Read" + name, ReadTable.of(table, type))
-        .apply(name + "EventTime", WithTimestamps.of(eventTs));
+    return p.apply("Read " + table, ReadTable.of(lake.table(table), type))
+        .apply("EventTime " + table, WithTimestamps.of(eventTs));
   }
 
   /** The given files, else the files of {@code --input}, else the built-in generator. */
-  static PCollection<RawEvent> source(Pipeline p, IotOptions o, List<String> files) {
+  static PCollection<RawEvent> source(Pipeline p, IotOptions o, @Nullable List<String> files) {
     if (files != null) {
       return p.apply("ReadNdjson", ReadNdjsonLines.fromFiles(files));
     }
@@ -284,7 +271,7 @@ public final class IotJob {
         .apply("Generator", Read.from(new GeneratorSource(generatorConfig(o), o.getSpeedup())));
   }
 
-  static GeneratorConfig generatorConfig(IotOptions o) {
+  public static GeneratorConfig generatorConfig(IotOptions o) {
     if (o.getSpeedup() <= 0) {
       throw new IllegalArgumentException("--speedup must be positive, got " + o.getSpeedup());
     }
@@ -309,7 +296,22 @@ public final class IotJob {
             o.getMissingHeartbeatRate());
   }
 
+  /**
+   * The device registry: {@code --devices}; without it, the registry of the built-in generator's
+   * devices ({@code --generatorDevices}). A replay of files ({@code --input}) needs its registry
+   * named.
+   */
   static Map<String, Device> registry(IotOptions o) {
+    if (o.getDevices().isEmpty()) {
+      if (!o.getInput().isEmpty()) {
+        throw new IllegalArgumentException(
+            "--devices is required: the device registry CSV of the devices in the data"
+                + " (device_id,site,zone,latitude,longitude,model,installed_at), e.g."
+                + " --devices=testdata/devices.csv for the repository's sample");
+      }
+      return DeviceRegistry.parse(
+          DeviceRegistryWriter.csv(o.getGeneratorDevices()), "the generator's registry");
+    }
     try {
       return DeviceRegistry.load(o.getDevices());
     } catch (IOException e) {

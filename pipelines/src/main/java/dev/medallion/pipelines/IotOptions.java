@@ -1,5 +1,6 @@
 package dev.medallion.pipelines;
 
+import dev.medallion.lakehouse.LakehouseOptions;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.Description;
 
@@ -9,8 +10,10 @@ import org.apache.beam.sdk.options.Description;
  * ({@link GeneratorOptions}). The same flags work on every runner.
  */
 public interface IotOptions extends LakehouseOptions, LatenessOptions, GeneratorOptions {
-  @Description("Device registry CSV: device_id,site,zone,latitude,longitude,model,installed_at.")
-  @Default.String("testdata/devices.csv")
+  @Description(
+      "Device registry CSV (device_id,site,zone,latitude,longitude,model,installed_at); required"
+          + " with --input; empty: the registry of the built-in generator's devices.")
+  @Default.String("")
   String getDevices();
 
   void setDevices(String value);

@@ -1,9 +1,10 @@
 package dev.medallion.pipelines;
 
-import dev.medallion.common.Rejections;
+import dev.medallion.core.Rejections;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.MetricNameFilter;
 import org.apache.beam.sdk.metrics.MetricQueryResults;
@@ -14,7 +15,7 @@ import org.apache.beam.sdk.metrics.MetricsFilter;
  * A live progress line on stderr, from Beam metrics once a second: events per second into Bronze
  * and each layer's kept and rejected counts.
  */
-final class Progress {
+public final class Progress {
   private final Thread thread;
   private volatile boolean running = true;
 
@@ -23,13 +24,23 @@ final class Progress {
     thread.setDaemon(true);
   }
 
-  static Progress start(PipelineResult result) {
-    Progress p = new Progress(result);
-    p.thread.start();
-    return p;
+  /**
+   * Runs {@code pipeline} and waits for its end, with the live progress line on stderr meanwhile. A
+   * failed job throws (Beam's exception), as {@code waitUntilFinish} does.
+   */
+  public static PipelineResult runAndWait(Pipeline pipeline) {
+    PipelineResult result = pipeline.run();
+    Progress progress = new Progress(result);
+    progress.thread.start();
+    try {
+      result.waitUntilFinish();
+      return result;
+    } finally {
+      progress.stop();
+    }
   }
 
-  void stop() {
+  private void stop() {
     running = false;
     thread.interrupt();
     try {
@@ -76,7 +87,7 @@ final class Progress {
   }
 
   /** Every Medallion counter by name (attempted values: all runners report them). */
-  static Map<String, Long> counters(PipelineResult result) {
+  public static Map<String, Long> counters(PipelineResult result) {
     MetricQueryResults q =
         result
             .metrics()

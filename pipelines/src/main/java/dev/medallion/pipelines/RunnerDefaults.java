@@ -1,8 +1,12 @@
 package dev.medallion.pipelines;
 
+import dev.medallion.lakehouse.S3Support;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.beam.sdk.io.FileSystems;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
 
 /**
  * Defaults the command line gives the DirectRunner unless the user set them: its immutability and
@@ -10,10 +14,22 @@ import java.util.List;
  * and keep an encoded copy of every element, which doubles a batch job's memory; and {@code run()}
  * does not block, so the live progress line can run beside it.
  */
-final class RunnerDefaults {
+public final class RunnerDefaults {
   private RunnerDefaults() {}
 
-  static String[] apply(String[] args) {
+  /**
+   * A job's options from its command-line flags: these defaults applied, validated, and Beam's file
+   * systems ({@code s3://} included) set up from them.
+   */
+  public static <T extends PipelineOptions> T options(String[] args, Class<T> type) {
+    PipelineOptionsFactory.register(type);
+    S3Support.register();
+    T options = PipelineOptionsFactory.fromArgs(apply(args)).withValidation().as(type);
+    FileSystems.setDefaultPipelineOptions(options);
+    return options;
+  }
+
+  public static String[] apply(String[] args) {
     boolean direct =
         Arrays.stream(args)
             .filter(a -> a.startsWith("--runner="))

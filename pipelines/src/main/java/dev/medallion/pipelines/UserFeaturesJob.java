@@ -1,15 +1,15 @@
 package dev.medallion.pipelines;
 
-import dev.medallion.bronze.IngestUserEvents;
-import dev.medallion.gold.ComputeUserFeatures;
-import dev.medallion.io.ReadNdjsonLines;
-import dev.medallion.io.ReadTable;
-import dev.medallion.io.WriteTable;
-import dev.medallion.records.DeadLetter;
-import dev.medallion.records.UserEvent;
-import dev.medallion.records.UserEventBronze;
-import dev.medallion.records.UserFeatures;
-import dev.medallion.silver.CleanUserEvents;
+import dev.medallion.core.MedallionException;
+import dev.medallion.core.ReadNdjsonLines;
+import dev.medallion.core.ReadTable;
+import dev.medallion.lakehouse.Catalog;
+import dev.medallion.lakehouse.IngestManifest;
+import dev.medallion.lakehouse.Lakehouse;
+import dev.medallion.lakehouse.RunIds;
+import dev.medallion.lakehouse.TablePublisher;
+import dev.medallion.users.UserEventBronze;
+import dev.medallion.users.UserFeaturesMedallion;
 import java.io.IOException;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
@@ -17,68 +17,75 @@ import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
-import org.apache.beam.sdk.options.PipelineOptionsFactory;
-import org.apache.beam.sdk.transforms.Combine;
-import org.apache.beam.sdk.transforms.Create;
-import org.apache.beam.sdk.transforms.Flatten;
-import org.apache.beam.sdk.transforms.MapElements;
-import org.apache.beam.sdk.transforms.SerializableFunction;
-import org.apache.beam.sdk.transforms.View;
-import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.PCollectionTuple;
-import org.apache.beam.sdk.values.PCollectionView;
-import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * The batch user-features pipeline, in two Beam jobs: 1) Bronze ingests the raw files no manifest
- * lists yet (append-only), then records them in a manifest; 2) Silver is rebuilt from all of Bronze
- * (validate, quarantine, dedupe) and Gold computes the snapshot; both are written to a staging
- * folder and published when the job succeeded (Silver and its quarantine replaced whole, Gold's
- * snapshot partition replaced), so a rerun over the same input gives the same tables.
+ * Runs the batch user-features pipeline: one Beam job ({@link #build}) in which this run's new
+ * files become Bronze rows (append-only), and all of Bronze (earlier runs' rows plus these) is
+ * rebuilt into Silver and Gold, staged. Around it the table protocol: the files no manifest lists
+ * yet are this run's ({@code <runId>.pending} until the job succeeded), and the staged Silver, its
+ * quarantine and Gold's snapshot replace the lakehouse's only then; a failed job leaves nothing
+ * half-done, so a rerun over the same input gives the same tables.
  */
 public final class UserFeaturesJob {
   private UserFeaturesJob() {}
 
-  /** What a run did. */
-  public record Summary(
-      int newFiles, Map<String, Long> bronzeCounters, Map<String, Long> silverCounters) {}
+  /** What a run did: how many new files it ingested, and every Medallion counter of its job. */
+  public record Summary(int newFiles, Map<String, Long> counters) {}
 
-  static int run(String[] args) throws IOException {
-    PipelineOptionsFactory.register(BatchOptions.class);
-    S3Support.register();
-    BatchOptions options =
-        PipelineOptionsFactory.fromArgs(RunnerDefaults.apply(args))
-            .withValidation()
-            .as(BatchOptions.class);
-    org.apache.beam.sdk.io.FileSystems.setDefaultPipelineOptions(options);
-    Summary s = run(options);
-    Map<String, Long> b = s.bronzeCounters();
-    Map<String, Long> c = s.silverCounters();
-    System.out.printf(
-        "bronze : %d new file(s); %d lines = %d rows + %d dead letters%n",
-        s.newFiles(),
-        b.getOrDefault("bronze_user_accepted", 0L) + b.getOrDefault("bronze_user_rejected", 0L),
-        b.getOrDefault("bronze_user_accepted", 0L),
-        b.getOrDefault("bronze_user_rejected", 0L));
-    System.out.printf(
-        "silver : %d bronze rows = %d kept + %d quarantined + %d duplicates removed%n",
-        c.getOrDefault("silver_user_accepted", 0L)
-            + c.getOrDefault("silver_user_rejected", 0L)
-            + c.getOrDefault("silver_user_duplicates", 0L),
-        c.getOrDefault("silver_user_accepted", 0L),
-        c.getOrDefault("silver_user_rejected", 0L),
-        c.getOrDefault("silver_user_duplicates", 0L));
-    System.out.printf(
-        "gold   : %d user_features rows%n", c.getOrDefault("gold_user_features_rows", 0L));
-    System.out.println(
-        "tables under " + options.getLakehouse() + " (catalog: _catalog/tables.json)");
-    return 0;
+  public static Summary run(UsersOptions o) throws IOException {
+    validate(o);
+    Lakehouse lake = new Lakehouse(o.getLakehouse());
+    Catalog.register(o.getLakehouse());
+    String manifests = lake.table(Lakehouse.MANIFEST_USERS);
+    List<String> bronzeTables =
+        List.of(Lakehouse.BRONZE_USERS, Lakehouse.QUARANTINE_USERS + "/stage=bronze");
+    IngestManifest.Plan plan = IngestManifest.plan(lake, manifests, bronzeTables, o.getInput());
+    List<String> fresh = plan.fresh();
+    Lakehouse staged = new Lakehouse(lake.table("_staging/" + o.getRunId()));
+    Pipeline p = Pipeline.create(o);
+    build(p, fresh, lake, staged, o);
+    RunIds.claim(lake, o.getRunId());
+    if (!plan.undone().isEmpty()) {
+      System.err.println(
+          "undid the Bronze of unfinished run(s) "
+              + plan.undone()
+              + "; their files are ingested again");
+    }
+    IngestManifest.begin(manifests, o.getRunId(), fresh);
+    PipelineResult result;
+    try {
+      result = Progress.runAndWait(p);
+      if (result.getState() != PipelineResult.State.DONE) {
+        throw new MedallionException(
+            "the job ended " + result.getState() + "; nothing was published");
+      }
+    } catch (RuntimeException e) {
+      // Nothing half-done: this run's Bronze files, its pending manifest and its staging go.
+      IngestManifest.undo(lake, manifests, o.getRunId(), bronzeTables);
+      TablePublisher.discard(staged.root());
+      throw e;
+    }
+    IngestManifest.commit(manifests, o.getRunId());
+    TablePublisher.replaceTable(
+        staged.table(Lakehouse.SILVER_USERS), lake.table(Lakehouse.SILVER_USERS));
+    TablePublisher.replaceTable(
+        staged.table(Lakehouse.QUARANTINE_USERS + "/stage=silver"),
+        lake.table(Lakehouse.QUARANTINE_USERS + "/stage=silver"));
+    TablePublisher.replacePartitions(
+        staged.table(Lakehouse.GOLD_USER_FEATURES), lake.table(Lakehouse.GOLD_USER_FEATURES));
+    TablePublisher.cleanUp(staged.root());
+    return new Summary(fresh.size(), Progress.counters(result));
   }
 
-  public static Summary run(BatchOptions o) throws IOException {
+  private static void validate(UsersOptions o) {
+    if (o.getInput().isBlank()) {
+      throw new IllegalArgumentException(
+          "--input is required: the raw NDJSON files to ingest, e.g. --input='data/*.ndjson'"
+              + " (the repository's sample: --input='testdata/users/raw/*.ndjson')");
+    }
     if (!o.getAsOf().isEmpty()) {
       try {
         LocalDate.parse(o.getAsOf());
@@ -90,161 +97,29 @@ public final class UserFeaturesJob {
       throw new IllegalArgumentException(
           "--maxFutureDays must be 0 or more, got " + o.getMaxFutureDays());
     }
-    org.apache.beam.sdk.io.FileSystems.setDefaultPipelineOptions(o);
-    Lakehouse lake = new Lakehouse(o.getLakehouse());
-    Catalog.register(o.getLakehouse());
-
-    if (o.getInput().isBlank()) {
-      throw new IllegalArgumentException(
-          "--input is required: the raw NDJSON files to ingest, e.g. --input='data/*.ndjson'"
-              + " (the repository's sample: --input='testdata/users/raw/*.ndjson')");
-    }
-    String manifests = lake.table(Lakehouse.MANIFEST_USERS);
-    List<String> bronzeTables =
-        List.of(Lakehouse.BRONZE_USERS, Lakehouse.QUARANTINE_USERS + "/stage=bronze");
-    IngestManifest.Plan plan = IngestManifest.plan(lake, manifests, bronzeTables, o.getInput());
-    RunIds.claim(lake, o.getRunId());
-    if (!plan.undone().isEmpty()) {
-      System.err.println(
-          "undid the Bronze of unfinished run(s) "
-              + plan.undone()
-              + "; their files are ingested again");
-    }
-    List<String> fresh = plan.fresh();
-    Map<String, Long> bronzeCounters = Map.of();
-    if (!fresh.isEmpty()) {
-      IngestManifest.begin(manifests, o.getRunId(), fresh);
-      try {
-        Pipeline bronze = Pipeline.create(o);
-        buildBronze(bronze, fresh, lake, o);
-        bronzeCounters = finish(bronze.run(), "Bronze");
-      } catch (RuntimeException e) {
-        // Nothing half-done: this run's Bronze files and its pending manifest go.
-        IngestManifest.undo(lake, manifests, o.getRunId(), bronzeTables);
-        throw e;
-      }
-      IngestManifest.commit(manifests, o.getRunId());
-    }
-
-    String staging = lake.table("_staging/" + o.getRunId());
-    Map<String, Long> silverCounters;
-    try {
-      Pipeline silverGold = Pipeline.create(o);
-      buildSilverAndGold(silverGold, lake, new Lakehouse(staging), o);
-      silverCounters = finish(silverGold.run(), "Silver and Gold");
-    } catch (RuntimeException e) {
-      TablePublisher.discard(staging);
-      throw e;
-    }
-    Lakehouse staged = new Lakehouse(staging);
-    TablePublisher.replaceTable(
-        staged.table(Lakehouse.SILVER_USERS), lake.table(Lakehouse.SILVER_USERS));
-    TablePublisher.replaceTable(
-        staged.table(Lakehouse.QUARANTINE_USERS + "/stage=silver"),
-        lake.table(Lakehouse.QUARANTINE_USERS + "/stage=silver"));
-    TablePublisher.replacePartitions(
-        staged.table(Lakehouse.GOLD_USER_FEATURES), lake.table(Lakehouse.GOLD_USER_FEATURES));
-    TablePublisher.cleanUp(staging);
-    return new Summary(fresh.size(), bronzeCounters, silverCounters);
-  }
-
-  private static Map<String, Long> finish(PipelineResult result, String what) {
-    PipelineResult.State state = result.waitUntilFinish();
-    if (state != PipelineResult.State.DONE) {
-      throw new IllegalStateException(what + " ended " + state + "; nothing was published");
-    }
-    return Progress.counters(result);
-  }
-
-  /** Steps: 1) read the new files line by line; 2) Bronze; 3) append rows and dead letters. */
-  static void buildBronze(Pipeline p, List<String> files, Lakehouse lake, BatchOptions o) {
-    PCollectionTuple bronze =
-        p.apply("ReadNewFiles", ReadNdjsonLines.fromFiles(files))
-            .apply("Bronze", IngestUserEvents.at(Instant.now()));
-    bronze
-        .get(IngestUserEvents.EVENTS)
-        .apply(
-            "WriteBronze",
-            table(
-                lake.table(Lakehouse.BRONZE_USERS),
-                (UserEventBronze e) -> "ingest_date=" + e.getIngestDate(),
-                o));
-    bronze
-        .get(IngestUserEvents.DEAD_LETTERS)
-        .apply(
-            "WriteDeadLetters",
-            table(lake.table(Lakehouse.QUARANTINE_USERS), UserFeaturesJob::deadLetterPartition, o));
   }
 
   /**
-   * Steps: 1) all of Bronze; 2) Silver: validate keys, quarantine, dedupe; 3) the snapshot date; 4)
-   * Gold features; 5) write Silver, its quarantine and Gold to {@code staged}.
+   * The job's story: the new files' lines and the Bronze rows earlier runs wrote, through {@link
+   * UserFeaturesMedallion}, into {@link WriteUserTables} (Bronze appended to {@code lake}, the
+   * rebuilt layers to {@code staged}). Earlier Bronze is the table's files listed before the job.
    */
-  static void buildSilverAndGold(Pipeline p, Lakehouse lake, Lakehouse staged, BatchOptions o) {
-    PCollectionTuple silver =
-        p.apply(
-                "ReadBronze",
-                ReadTable.of(lake.table(Lakehouse.BRONZE_USERS), UserEventBronze.class))
-            .apply(
-                "Silver",
-                CleanUserEvents.create()
-                    .withMaxAheadOfIngest(Duration.standardDays(o.getMaxFutureDays())));
-    PCollection<UserEvent> events = silver.get(CleanUserEvents.EVENTS);
-    events.apply(
-        "WriteSilver",
-        table(
-            staged.table(Lakehouse.SILVER_USERS),
-            (UserEvent e) -> "event_date=" + e.getEventDate(),
-            o));
-    PCollectionList.of(silver.get(CleanUserEvents.QUARANTINE))
-        .and(silver.get(CleanUserEvents.DUPLICATES))
-        .apply("SilverDeadLetters", Flatten.pCollections())
+  static void build(
+      Pipeline p, List<String> newFiles, Lakehouse lake, Lakehouse staged, UsersOptions o)
+      throws IOException {
+    // Listed now, before the job appends this run's Bronze files to the same table.
+    List<String> earlierBronze = TablePublisher.parquetFiles(lake.table(Lakehouse.BRONZE_USERS));
+    PCollectionTuple.of(
+            UserFeaturesMedallion.NEW_LINES,
+            p.apply("ReadNewFiles", ReadNdjsonLines.fromFiles(newFiles)))
+        .and(
+            UserFeaturesMedallion.EARLIER_BRONZE,
+            p.apply("ReadBronze", ReadTable.ofFiles(earlierBronze, UserEventBronze.class)))
         .apply(
-            "WriteQuarantine",
-            table(
-                staged.table(Lakehouse.QUARANTINE_USERS), UserFeaturesJob::deadLetterPartition, o));
-
-    events
-        .apply("Features", ComputeUserFeatures.asOf(asOfDate(p, events, o)))
-        .apply(
-            "WriteGold",
-            table(
-                staged.table(Lakehouse.GOLD_USER_FEATURES),
-                (UserFeatures f) -> "as_of_date=" + f.getAsOfDate(),
-                o));
-  }
-
-  /** {@code --asOf}, or the latest event date in Silver. */
-  private static PCollectionView<String> asOfDate(
-      Pipeline p, PCollection<UserEvent> events, BatchOptions o) {
-    if (!o.getAsOf().isEmpty()) {
-      return p.apply("AsOfOption", Create.of(o.getAsOf())).apply("AsOfView", View.asSingleton());
-    }
-    return events
-        .apply(
-            "EventDates", MapElements.into(TypeDescriptors.strings()).via(UserEvent::getEventDate))
-        .apply("LatestDate", Combine.globally(new LatestDate()).asSingletonView());
-  }
-
-  /** The latest of ISO dates; "" when there is none. */
-  static class LatestDate extends Combine.BinaryCombineFn<String> {
-    @Override
-    public String apply(String a, String b) {
-      return a.compareTo(b) >= 0 ? a : b;
-    }
-
-    @Override
-    public String identity() {
-      return "";
-    }
-  }
-
-  private static String deadLetterPartition(DeadLetter d) {
-    return "stage=" + d.getStage() + "/date=" + d.getDate();
-  }
-
-  private static <T> WriteTable<T> table(
-      String path, SerializableFunction<T, String> partition, BatchOptions o) {
-    return WriteTable.to(path, partition, o.getRunId()).withNumShards(o.getNumShards());
+            "UserFeaturesMedallion",
+            UserFeaturesMedallion.ingestedAt(Instant.now())
+                .asOf(o.getAsOf())
+                .withMaxAheadOfIngest(Duration.standardDays(o.getMaxFutureDays())))
+        .apply("WriteTables", WriteUserTables.to(lake, staged, o));
   }
 }

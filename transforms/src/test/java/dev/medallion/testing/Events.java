@@ -1,9 +1,9 @@
 package dev.medallion.testing;
 
-import dev.medallion.common.EventTimestamps;
-import dev.medallion.records.Device;
-import dev.medallion.records.Heartbeat;
-import dev.medallion.records.SensorReading;
+import dev.medallion.core.EventTimestamps;
+import dev.medallion.iot.Device;
+import dev.medallion.iot.Heartbeat;
+import dev.medallion.iot.SensorReading;
 import java.util.Map;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;

@@ -1,0 +1,49 @@
+package dev.medallion.lakehouse;
+
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.beam.sdk.options.Default;
+import org.apache.beam.sdk.options.DefaultValueFactory;
+import org.apache.beam.sdk.options.Description;
+import org.apache.beam.sdk.options.PipelineOptions;
+
+/** Options every Medallion pipeline has: where the lakehouse is, what to read, how to write. */
+public interface LakehouseOptions extends PipelineOptions {
+  @Description("Root folder of the lakehouse (local path or s3://bucket/prefix).")
+  @Default.String("lakehouse")
+  String getLakehouse();
+
+  void setLakehouse(String value);
+
+  @Description(
+      "Raw NDJSON input: a file pattern, or several separated by commas. The IoT pipeline runs its"
+          + " built-in generator when it is empty; the users pipeline requires it.")
+  @Default.String("")
+  String getInput();
+
+  void setInput(String value);
+
+  @Description("Files written per partition and flush.")
+  @Default.Integer(1)
+  int getNumShards();
+
+  void setNumShards(int value);
+
+  @Description("Names this run's files (part-<runId>-…); default: the time it started.")
+  @Default.InstanceFactory(RunIdFactory.class)
+  String getRunId();
+
+  void setRunId(String value);
+
+  /** {@code run-20261129T101530-ab12}. */
+  class RunIdFactory implements DefaultValueFactory<String> {
+    @Override
+    public String create(PipelineOptions options) {
+      return "run-"
+          + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss"))
+          + "-"
+          + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
+    }
+  }
+}

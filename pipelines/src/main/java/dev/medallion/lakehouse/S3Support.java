@@ -1,0 +1,41 @@
+package dev.medallion.lakehouse;
+
+import java.util.List;
+import org.apache.beam.sdk.io.FileSystems;
+import org.apache.beam.sdk.io.aws2.options.S3ClientBuilderFactory;
+import org.apache.beam.sdk.io.aws2.options.S3Options;
+import org.apache.beam.sdk.io.aws2.s3.DefaultS3ClientBuilderFactory;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import software.amazon.awssdk.services.s3.S3ClientBuilder;
+
+/**
+ * {@code s3://} lakehouses through Beam's amazon-web-services2 file system, with its usual flags:
+ * {@code --awsRegion}, {@code --endpoint} (an S3-compatible server), {@code
+ * --s3ClientFactoryClass=dev.medallion.lakehouse.S3Support$PathStyle} (path-style access, which
+ * such servers need), credentials from the standard AWS chain or {@code --awsCredentialsProvider}.
+ */
+public final class S3Support {
+  private S3Support() {}
+
+  /** Makes the S3 flags known; the module itself registers only the general AWS ones. */
+  public static void register() {
+    PipelineOptionsFactory.register(S3Options.class);
+  }
+
+  /** Sets up Beam's file systems from Beam-style flags, for the commands that are no pipeline. */
+  public static void configure(List<String> beamArgs) {
+    register();
+    FileSystems.setDefaultPipelineOptions(
+        PipelineOptionsFactory.fromArgs(beamArgs.toArray(String[]::new))
+            .withValidation()
+            .as(S3Options.class));
+  }
+
+  /** Path-style S3 requests ({@code http://host:port/bucket/key}). */
+  public static class PathStyle implements S3ClientBuilderFactory {
+    @Override
+    public S3ClientBuilder createBuilder(S3Options options) {
+      return new DefaultS3ClientBuilderFactory().createBuilder(options).forcePathStyle(true);
+    }
+  }
+}

@@ -1,0 +1,23 @@
+package dev.medallion.pipelines;
+
+import dev.medallion.lakehouse.LakehouseOptions;
+import org.apache.beam.sdk.options.Default;
+import org.apache.beam.sdk.options.Description;
+
+/** Options of the batch user-features pipeline. The same flags work on every runner. */
+public interface UsersOptions extends LakehouseOptions {
+  @Description(
+      "Snapshot date YYYY-MM-DD of gold/user_features; default: the latest event date in Silver.")
+  @Default.String("")
+  String getAsOf();
+
+  void setAsOf(String value);
+
+  @Description(
+      "Days an event's time may be ahead of the moment it was ingested; later is quarantined as"
+          + " future_event_timestamp (a clock error such as 9999-12-31).")
+  @Default.Integer(30)
+  int getMaxFutureDays();
+
+  void setMaxFutureDays(int value);
+}

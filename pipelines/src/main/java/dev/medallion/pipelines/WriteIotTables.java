@@ -1,0 +1,82 @@
+package dev.medallion.pipelines;
+
+import dev.medallion.core.DeadLetter;
+import dev.medallion.core.WriteTable;
+import dev.medallion.iot.BronzeEvent;
+import dev.medallion.iot.IotMedallion;
+import dev.medallion.lakehouse.Lakehouse;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.PDone;
+import org.apache.beam.sdk.values.TupleTag;
+import org.joda.time.Duration;
+
+/**
+ * The IoT pipeline's lakehouse sink: writes every layer a tuple holds ({@link IotMedallion}'s, or
+ * one stage's) to its table, append-only, new files per flush, and the dead letters of all layers
+ * to {@code quarantine/iot_events/stage=…/date=…}.
+ */
+public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
+  private final Lakehouse lake;
+  private final String runId;
+  private final int numShards;
+  private final Duration flushEvery;
+
+  private WriteIotTables(Lakehouse lake, String runId, int numShards, Duration flushEvery) {
+    this.lake = lake;
+    this.runId = runId;
+    this.numShards = numShards;
+    this.flushEvery = flushEvery;
+  }
+
+  /** Writes to {@code lake}, naming files after this run, with its shards and flush interval. */
+  public static WriteIotTables to(Lakehouse lake, IotOptions o) {
+    return new WriteIotTables(
+        lake, o.getRunId(), o.getNumShards(), Duration.standardSeconds(o.getFlushSeconds()));
+  }
+
+  @Override
+  public PDone expand(PCollectionTuple layers) {
+    write(layers, IotMedallion.BRONZE, Lakehouse.BRONZE_IOT, WriteIotTables::hourPartition);
+    write(layers, IotMedallion.READINGS, Lakehouse.SILVER_READINGS, r -> "date=" + r.getDate());
+    write(layers, IotMedallion.HEARTBEATS, Lakehouse.SILVER_HEARTBEATS, h -> "date=" + h.getDate());
+    write(
+        layers,
+        IotMedallion.DEVICE_MINUTE,
+        Lakehouse.GOLD_DEVICE_MINUTE,
+        m -> "date=" + m.getDate());
+    write(layers, IotMedallion.SITE_MINUTE, Lakehouse.GOLD_SITE_MINUTE, m -> "date=" + m.getDate());
+    write(
+        layers,
+        IotMedallion.DEAD_LETTERS,
+        Lakehouse.QUARANTINE_IOT,
+        WriteIotTables::stagePartition);
+    return PDone.in(layers.getPipeline());
+  }
+
+  private <T> void write(
+      PCollectionTuple layers,
+      TupleTag<T> layer,
+      String table,
+      SerializableFunction<T, String> partition) {
+    if (layers.has(layer)) {
+      layers
+          .get(layer)
+          .apply(
+              "Write " + table,
+              WriteTable.to(lake.table(table), partition, runId)
+                  .withNumShards(numShards)
+                  .withFlushEvery(flushEvery));
+    }
+  }
+
+  static String hourPartition(BronzeEvent e) {
+    return "date=" + e.getDate() + "/hour=" + String.format("%02d", e.getHour());
+  }
+
+  /** {@code stage=…/date=…}: the partition of a dead letter in either pipeline's quarantine. */
+  static String stagePartition(DeadLetter d) {
+    return "stage=" + d.getStage() + "/date=" + d.getDate();
+  }
+}

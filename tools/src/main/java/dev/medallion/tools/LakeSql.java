@@ -1,0 +1,211 @@
+package dev.medallion.tools;
+
+import dev.medallion.lakehouse.Catalog;
+import dev.medallion.lakehouse.Lakehouse;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * SQL over a local lakehouse with embedded DuckDB: every table that has files is a view named after
+ * it ({@code bronze_iot_events}, {@code silver_sensor_readings}, {@code gold_device_minute}, …),
+ * plus {@code gold_device_minute_current} and {@code gold_site_minute_current}, which keep only the
+ * newest pane of each window: what users read.
+ */
+public final class LakeSql implements AutoCloseable {
+  public static final String DEVICE_MINUTE_CURRENT = "gold_device_minute_current";
+  public static final String SITE_MINUTE_CURRENT = "gold_site_minute_current";
+
+  private final Connection connection;
+  private final Map<String, Long> tables = new LinkedHashMap<>();
+
+  /**
+   * SQL over a lakehouse; one on {@code s3://} is mirrored into the object cache first (the whole
+   * of it: the checks that use this read every table).
+   */
+  public static LakeSql open(String lakehouse, Path cacheRoot) throws SQLException, IOException {
+    if (ObjectCache.isRemote(lakehouse)) {
+      Path cache =
+          cacheRoot != null
+              ? cacheRoot
+              : Path.of(System.getProperty("user.home"), ".cache", "medallion");
+      return new LakeSql(new ObjectCache(lakehouse, cache).mirrorAll().toString());
+    }
+    return new LakeSql(lakehouse);
+  }
+
+  public LakeSql(String lakehouseRoot) throws SQLException, IOException {
+    connection = DriverManager.getConnection("jdbc:duckdb:");
+    execute("SET TimeZone = 'UTC'");
+    Lakehouse lake = new Lakehouse(lakehouseRoot);
+    for (Catalog.Table table : Catalog.TABLES) {
+      Path dir = Path.of(lake.table(table.path()));
+      if (hasParquet(dir)) {
+        execute(
+            "CREATE VIEW " + quote(table.name()) + " AS SELECT * FROM " + readParquet(dir, table));
+        tables.put(table.name(), scalarLong("SELECT count(*) FROM " + quote(table.name())));
+      }
+    }
+    for (Map.Entry<String, String[]> v : CURRENT_VIEWS.entrySet()) {
+      if (tables.containsKey(v.getValue()[0])) {
+        execute("CREATE VIEW " + v.getKey() + " AS " + v.getValue()[1]);
+      }
+    }
+  }
+
+  /**
+   * Views of what users read of the Gold tables: the newest pane of each window. Name → {base
+   * table, query}.
+   */
+  static final Map<String, String[]> CURRENT_VIEWS =
+      Map.of(
+          DEVICE_MINUTE_CURRENT,
+          new String[] {"gold_device_minute", newestPane("gold_device_minute", "device_id")},
+          SITE_MINUTE_CURRENT,
+          new String[] {"gold_site_minute", newestPane("gold_site_minute", "site")});
+
+  private static String newestPane(String table, String key) {
+    return "SELECT * EXCLUDE (pane_rank) FROM (SELECT *, row_number() OVER (PARTITION BY "
+        + key
+        + ", window_start ORDER BY pane_index DESC) AS pane_rank FROM "
+        + table
+        + ") WHERE pane_rank = 1";
+  }
+
+  /**
+   * An SQL identifier in double quotes, so that a column named like a keyword ({@code at}) or with
+   * any other character is always one identifier.
+   */
+  static String quote(String identifier) {
+    return '"' + identifier.replace("\"", "\"\"") + '"';
+  }
+
+  /**
+   * {@code read_parquet} over a table folder with hive partitioning, the partition columns typed as
+   * the table's schema declares them, so filters on them prune folders.
+   */
+  static String readParquet(Path dir, Catalog.Table table) {
+    StringBuilder types = new StringBuilder();
+    for (String column : table.partitions()) {
+      types
+          .append(types.length() == 0 ? "" : ", ")
+          .append('\'')
+          .append(column)
+          .append("': '")
+          .append(duckType(table.schema().getField(column).getType()))
+          .append('\'');
+    }
+    return "read_parquet('"
+        + dir.toAbsolutePath().toString().replace("'", "''").replace(File.separatorChar, '/')
+        + "/**/*.parquet', hive_partitioning = true, hive_types = {"
+        + types
+        + "}, union_by_name = true)";
+  }
+
+  /** The DuckDB type of a Beam field type, as DESCRIBE prints it. */
+  static String duckType(org.apache.beam.sdk.schemas.Schema.FieldType t) {
+    return switch (t.getTypeName()) {
+      case STRING -> "VARCHAR";
+      case DOUBLE -> "DOUBLE";
+      case INT64 -> "BIGINT";
+      case INT32 -> "INTEGER";
+      case BOOLEAN -> "BOOLEAN";
+      case DATETIME -> "TIMESTAMP WITH TIME ZONE";
+      default -> t.getTypeName().name();
+    };
+  }
+
+  private static boolean hasParquet(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return false;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.anyMatch(f -> f.toString().endsWith(".parquet"));
+    }
+  }
+
+  public boolean has(String view) {
+    return tables.containsKey(view);
+  }
+
+  /** Row counts of the tables that exist. */
+  public Map<String, Long> tableCounts() {
+    return tables;
+  }
+
+  public String tableSummary() {
+    List<String> parts = new ArrayList<>();
+    tables.forEach((k, v) -> parts.add(k + "=" + v));
+    return String.join(", ", parts);
+  }
+
+  public void execute(String sql) throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  public long scalarLong(String sql) throws SQLException {
+    try (Statement s = connection.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** All rows of a query, each as a list of its values. */
+  public List<List<Object>> rows(String sql) throws SQLException {
+    List<List<Object>> out = new ArrayList<>();
+    try (Statement s = connection.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      int n = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        List<Object> row = new ArrayList<>(n);
+        for (int i = 1; i <= n; i++) {
+          row.add(rs.getObject(i));
+        }
+        out.add(row);
+      }
+    }
+    return out;
+  }
+
+  /** A query's result as an aligned text table. */
+  public String table(String sql) throws SQLException {
+    List<String> header = new ArrayList<>();
+    List<List<String>> rows = new ArrayList<>();
+    try (Statement s = connection.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      ResultSetMetaData md = rs.getMetaData();
+      int n = md.getColumnCount();
+      for (int i = 1; i <= n; i++) {
+        header.add(md.getColumnLabel(i));
+      }
+      while (rs.next()) {
+        List<String> row = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+          row.add(String.valueOf(rs.getObject(i)));
+        }
+        rows.add(row);
+      }
+    }
+    return TextTables.render(header, rows);
+  }
+
+  @Override
+  public void close() throws SQLException {
+    connection.close();
+  }
+}

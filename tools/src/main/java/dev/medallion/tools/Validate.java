@@ -1,0 +1,362 @@
+package dev.medallion.tools;
+
+import dev.medallion.lakehouse.Catalog;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.PathMatcher;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code validate}: checks each layer of a lakehouse (local, or {@code s3://} mirrored into the
+ * object cache) on its own and prints a pass/fail report; exits 1 when a check fails. Bronze holds
+ * every input line exactly once; Silver conforms to its schema and {@code bronze = silver +
+ * quarantined} per source; Gold's windows are aligned, each device-minute appears once, and its
+ * aggregates equal a recomputation from Silver in SQL.
+ */
+@Command(
+    name = "validate",
+    mixinStandardHelpOptions = true,
+    description = "Check every layer of a lakehouse; exit code 1 when a check fails.")
+public class Validate implements Callable<Integer> {
+  @picocli.CommandLine.Mixin LakehouseArgs lake = new LakehouseArgs();
+
+  /** Beam flags for the lakehouse's file system: --awsRegion, --endpoint, … */
+  @picocli.CommandLine.Unmatched List<String> beamArgs = new java.util.ArrayList<>();
+
+  @Option(
+      names = "--input",
+      description =
+          "The NDJSON files the run read (a glob such as 'data/*.ndjson'), to check that Bronze holds each line exactly once.")
+  String input;
+
+  /** One check's outcome. */
+  public record Check(String layer, String name, boolean passed, String detail) {}
+
+  private final List<Check> checks = new ArrayList<>();
+
+  @Override
+  public Integer call() throws Exception {
+    lake.configureFileSystems(beamArgs);
+    List<Check> result = validate(lake.lakehouse, lake.cache, input);
+    for (Check c : result) {
+      System.out.printf(
+          "%-4s %-7s %-45s %s%n", c.passed() ? "PASS" : "FAIL", c.layer(), c.name(), c.detail());
+    }
+    long failed = result.stream().filter(c -> !c.passed()).count();
+    System.out.println(
+        failed == 0
+            ? "all " + result.size() + " checks passed"
+            : failed + " of " + result.size() + " checks FAILED");
+    return failed == 0 ? 0 : 1;
+  }
+
+  public static List<Check> validate(String lakehouse, String input) throws Exception {
+    return validate(lakehouse, null, input);
+  }
+
+  public static List<Check> validate(String lakehouse, Path cache, String input) throws Exception {
+    Validate v = new Validate();
+    try (LakeSql sql = LakeSql.open(lakehouse, cache)) {
+      v.bronze(sql, input);
+      v.silver(sql);
+      v.gold(sql);
+    }
+    return v.checks;
+  }
+
+  private void check(String layer, String name, boolean passed, String detail) {
+    checks.add(new Check(layer, name, passed, detail));
+  }
+
+  private static final String QUARANTINE = "quarantine_iot_events";
+
+  private String deadLetters(LakeSql sql, String stage) {
+    return sql.has(QUARANTINE)
+        ? "(SELECT * FROM " + QUARANTINE + " WHERE stage = '" + stage + "')"
+        : "(SELECT NULL::VARCHAR AS source, NULL::VARCHAR AS source_name, NULL::VARCHAR AS stage WHERE false)";
+  }
+
+  private void bronze(LakeSql sql, String input) throws Exception {
+    if (!sql.has("bronze_iot_events")) {
+      check("bronze", "table exists", false, "no Parquet files under bronze/iot_events");
+      return;
+    }
+    String all =
+        "(SELECT source, source_name FROM bronze_iot_events UNION ALL SELECT source, source_name FROM "
+            + deadLetters(sql, "bronze")
+            + ")";
+    long dup =
+        sql.scalarLong(
+            "SELECT count(*) FROM (SELECT source FROM "
+                + all
+                + " GROUP BY source HAVING count(*) > 1)");
+    long total = sql.scalarLong("SELECT count(*) FROM " + all);
+    check(
+        "bronze",
+        "every line at most once (rows + dead letters)",
+        dup == 0,
+        total + " lines, " + dup + " held more than once");
+    conforms(sql, "bronze", "bronze_iot_events");
+    if (input == null) {
+      check("bronze", "every input line present", true, "skipped: no --input given");
+      return;
+    }
+    Map<String, Long> lines = countLines(input);
+    List<String> missing = new ArrayList<>();
+    for (Map.Entry<String, Long> f : lines.entrySet()) {
+      long held =
+          sql.scalarLong(
+              "SELECT count(*) FROM "
+                  + all
+                  + " WHERE source_name = '"
+                  + f.getKey().replace("'", "''")
+                  + "'");
+      if (held != f.getValue()) {
+        missing.add(f.getKey() + ": " + f.getValue() + " lines, Bronze holds " + held);
+      }
+    }
+    check(
+        "bronze",
+        "every input line present",
+        !lines.isEmpty() && missing.isEmpty(),
+        lines.isEmpty()
+            ? "no file matches " + input
+            : missing.isEmpty()
+                ? lines.size()
+                    + " files, "
+                    + lines.values().stream().mapToLong(Long::longValue).sum()
+                    + " lines"
+                : String.join("; ", missing));
+  }
+
+  private void silver(LakeSql sql) throws Exception {
+    if (!sql.has("silver_sensor_readings") && !sql.has("silver_device_heartbeats")) {
+      check("silver", "tables exist", false, "no Parquet files under silver/");
+      return;
+    }
+    String readings = sql.has("silver_sensor_readings") ? "silver_sensor_readings" : null;
+    String heartbeats = sql.has("silver_device_heartbeats") ? "silver_device_heartbeats" : null;
+    if (readings != null) {
+      conforms(sql, "silver", readings);
+      long bad =
+          sql.scalarLong(
+              "SELECT count(*) FROM "
+                  + readings
+                  + " WHERE NOT ("
+                  + "(sensor_type = 'temperature' AND unit = 'C' AND value BETWEEN -40 AND 125)"
+                  + " OR (sensor_type = 'humidity' AND unit = '%' AND value BETWEEN 0 AND 100)"
+                  + " OR (sensor_type = 'pressure' AND unit = 'hPa' AND value BETWEEN 300 AND 1100))"
+                  + " OR site IS NULL OR device_id IS NULL OR event_ts IS NULL");
+      check("silver", "readings: types, units and ranges valid", bad == 0, bad + " invalid rows");
+    }
+    if (heartbeats != null) {
+      conforms(sql, "silver", heartbeats);
+      long bad =
+          sql.scalarLong(
+              "SELECT count(*) FROM "
+                  + heartbeats
+                  + " WHERE NOT (battery_pct BETWEEN 0 AND 100"
+                  + " AND status IN ('ok', 'degraded', 'error')) OR site IS NULL");
+      check("silver", "heartbeats: battery and status valid", bad == 0, bad + " invalid rows");
+    }
+    if (!sql.has("bronze_iot_events")) {
+      return;
+    }
+    String kept =
+        "("
+            + (readings == null ? "" : "SELECT source, source_name FROM " + readings)
+            + (readings != null && heartbeats != null ? " UNION ALL " : "")
+            + (heartbeats == null ? "" : "SELECT source, source_name FROM " + heartbeats)
+            + ")";
+    List<List<Object>> unbalanced =
+        sql.rows(
+            "WITH b AS (SELECT source_name, count(*) n FROM bronze_iot_events GROUP BY 1),"
+                + " s AS (SELECT source_name, count(*) n FROM "
+                + kept
+                + " GROUP BY 1),"
+                + " q AS (SELECT source_name, count(*) n FROM "
+                + deadLetters(sql, "silver")
+                + " GROUP BY 1)"
+                + " SELECT b.source_name, b.n, coalesce(s.n, 0), coalesce(q.n, 0) FROM b"
+                + " LEFT JOIN s USING (source_name) LEFT JOIN q USING (source_name)"
+                + " WHERE b.n <> coalesce(s.n, 0) + coalesce(q.n, 0)");
+    long bronze = sql.scalarLong("SELECT count(*) FROM bronze_iot_events");
+    long silver = sql.scalarLong("SELECT count(*) FROM " + kept);
+    long quarantined = sql.scalarLong("SELECT count(*) FROM " + deadLetters(sql, "silver"));
+    check(
+        "silver",
+        "bronze = silver + quarantined, per source",
+        unbalanced.isEmpty(),
+        unbalanced.isEmpty()
+            ? bronze + " = " + silver + " + " + quarantined
+            : "unbalanced (source, bronze, silver, quarantined): " + unbalanced);
+  }
+
+  private void gold(LakeSql sql) throws Exception {
+    if (!sql.has("gold_device_minute")) {
+      check("gold", "table exists", false, "no Parquet files under gold/device_minute");
+      return;
+    }
+    conforms(sql, "gold", "gold_device_minute");
+    long misaligned =
+        sql.scalarLong(
+            "SELECT count(*) FROM gold_device_minute WHERE epoch_ms(window_start) % 60000 <> 0"
+                + " OR epoch_ms(window_end) - epoch_ms(window_start) <> 60000");
+    check(
+        "gold",
+        "windows aligned on the minute, 1 minute long",
+        misaligned == 0,
+        misaligned + " misaligned rows");
+    long current = sql.scalarLong("SELECT count(*) FROM " + LakeSql.DEVICE_MINUTE_CURRENT);
+    long samePane =
+        sql.scalarLong(
+            "SELECT count(*) FROM (SELECT device_id, window_start, pane_index FROM gold_device_minute"
+                + " GROUP BY ALL HAVING count(*) > 1)");
+    check(
+        "gold",
+        "each device-minute once (one row per pane)",
+        samePane == 0,
+        current + " device-minutes, " + samePane + " with a pane written twice");
+
+    if (!sql.has("silver_sensor_readings") && !sql.has("silver_device_heartbeats")) {
+      check(
+          "gold",
+          "aggregates equal a recomputation from Silver",
+          false,
+          "no Silver tables to recompute from");
+      return;
+    }
+    String tooLate = "(SELECT source FROM " + deadLetters(sql, "gold") + ")";
+    // One row per reading: its identity includes its seq when it has one; DISTINCT ON puts the
+    // readings without seq of one device, sensor type and instant together.
+    String readings =
+        sql.has("silver_sensor_readings")
+            ? "(SELECT DISTINCT ON (device_id, sensor_type, event_ts, seq) * FROM silver_sensor_readings"
+                + " WHERE source NOT IN "
+                + tooLate
+                + " ORDER BY device_id, sensor_type, event_ts, seq, value, raw_payload)"
+            : "(SELECT NULL::VARCHAR device_id, NULL::VARCHAR site, NULL::VARCHAR sensor_type, NULL::DOUBLE value, NULL::TIMESTAMPTZ event_ts WHERE false)";
+    String heartbeats =
+        sql.has("silver_device_heartbeats")
+            ? "(SELECT DISTINCT ON (device_id, event_ts) * FROM silver_device_heartbeats"
+                + " WHERE source NOT IN "
+                + tooLate
+                + " ORDER BY device_id, event_ts, raw_payload)"
+            : "(SELECT NULL::VARCHAR device_id, NULL::VARCHAR site, NULL::DOUBLE battery_pct, NULL::BIGINT rssi_dbm, NULL::VARCHAR status, NULL::TIMESTAMPTZ event_ts WHERE false)";
+    String expected =
+        "WITH r AS (SELECT device_id, time_bucket(INTERVAL 1 minute, event_ts) AS w, count(*) AS reading_count,"
+            + " avg(value) FILTER (WHERE sensor_type = 'temperature') AS temperature_avg,"
+            + " min(value) FILTER (WHERE sensor_type = 'temperature') AS temperature_min,"
+            + " max(value) FILTER (WHERE sensor_type = 'temperature') AS temperature_max,"
+            + " avg(value) FILTER (WHERE sensor_type = 'humidity') AS humidity_avg,"
+            + " avg(value) FILTER (WHERE sensor_type = 'pressure') AS pressure_avg"
+            + " FROM "
+            + readings
+            + " GROUP BY ALL),"
+            + " h AS (SELECT device_id, time_bucket(INTERVAL 1 minute, event_ts) AS w, count(*) AS heartbeat_count,"
+            + " min(battery_pct) AS battery_pct_min, avg(rssi_dbm) AS rssi_dbm_avg, arg_max(status, event_ts) AS last_status"
+            + " FROM "
+            + heartbeats
+            + " GROUP BY ALL)"
+            + " SELECT device_id, w, coalesce(reading_count, 0) reading_count, temperature_avg, temperature_min,"
+            + " temperature_max, humidity_avg, pressure_avg, coalesce(heartbeat_count, 0) heartbeat_count,"
+            + " battery_pct_min, rssi_dbm_avg, last_status FROM r FULL OUTER JOIN h USING (device_id, w)";
+    String diff =
+        "WITH e AS ("
+            + expected
+            + "), g AS (SELECT * FROM "
+            + LakeSql.DEVICE_MINUTE_CURRENT
+            + ")"
+            + " SELECT coalesce(e.device_id, g.device_id), coalesce(e.w, g.window_start) FROM e FULL OUTER JOIN g"
+            + " ON e.device_id = g.device_id AND e.w = g.window_start"
+            + " WHERE e.device_id IS NULL OR g.device_id IS NULL"
+            + " OR e.reading_count <> g.reading_count OR e.heartbeat_count <> g.heartbeat_count"
+            + " OR "
+            + differs("temperature_avg")
+            + " OR "
+            + differs("temperature_min")
+            + " OR "
+            + differs("temperature_max")
+            + " OR "
+            + differs("humidity_avg")
+            + " OR "
+            + differs("pressure_avg")
+            + " OR "
+            + differs("battery_pct_min")
+            + " OR "
+            + differs("rssi_dbm_avg")
+            + " OR e.last_status IS DISTINCT FROM g.last_status"
+            + " ORDER BY 2, 1 LIMIT 5";
+    List<List<Object>> wrong = sql.rows(diff);
+    check(
+        "gold",
+        "device_minute equals a recomputation from Silver",
+        wrong.isEmpty(),
+        wrong.isEmpty()
+            ? current + " device-minutes recomputed"
+            : "differs at (device, window) " + wrong);
+  }
+
+  private static String differs(String column) {
+    return "(e."
+        + column
+        + " IS NULL) <> (g."
+        + column
+        + " IS NULL) OR abs(e."
+        + column
+        + " - g."
+        + column
+        + ") > 1e-9";
+  }
+
+  /** Column names and types of a table against its declared schema. */
+  private void conforms(LakeSql sql, String layer, String view) throws Exception {
+    Catalog.Table table = Catalog.table(view);
+    List<String> problems = Quality.schemaProblems(sql, table);
+    check(
+        layer,
+        view + " conforms to its schema",
+        problems.isEmpty(),
+        problems.isEmpty()
+            ? table.schema().getFieldCount() + " columns"
+            : String.join("; ", problems));
+  }
+
+  private static Map<String, Long> countLines(String glob) throws IOException {
+    Path base = Path.of(glob).toAbsolutePath();
+    Path dir = base.getParent();
+    while (dir != null && dir.toString().matches(".*[*?\\[{].*")) {
+      dir = dir.getParent();
+    }
+    PathMatcher matcher = FileSystems.getDefault().getPathMatcher("glob:" + base);
+    Map<String, Long> out = new LinkedHashMap<>();
+    if (dir == null || !Files.isDirectory(dir)) {
+      return out;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path f :
+          (Iterable<Path>)
+              files.filter(Files::isRegularFile).filter(matcher::matches).sorted()::iterator) {
+        long n = 0;
+        try (BufferedReader r = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
+          while (r.readLine() != null) {
+            n++;
+          }
+        }
+        out.put(f.toString(), n);
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,311 @@
+package dev.medallion.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.medallion.lakehouse.Lakehouse;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hostile input and faults through the real command line: a reused run id, a rerun and a killed
+ * replay, a folder or an unreadable file as input, a truncated table file, a full disk. Each ends
+ * with one clear line (no stack trace) and leaves nothing half-done behind.
+ */
+class FaultsTest {
+  @TempDir Path tmp;
+
+  /** Exit code and stderr of one command. */
+  record Outcome(int code, String err) {}
+
+  static Outcome medallion(String... args) {
+    PrintStream err = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true));
+    int code;
+    try {
+      code = Medallion.run(args);
+    } finally {
+      System.setErr(err);
+    }
+    return new Outcome(code, captured.toString());
+  }
+
+  private static long count(Path lake, String sql) throws Exception {
+    try (LakeSql s = new LakeSql(lake.toString())) {
+      return s.scalarLong(sql);
+    }
+  }
+
+  private Path usersInput(String name) throws Exception {
+    Path in = tmp.resolve(name);
+    Files.createDirectories(in);
+    try (Stream<Path> files = Files.list(UserFeaturesEndToEndTest.USERS.resolve("raw"))) {
+      for (Path f : files.toList()) {
+        Files.copy(f, in.resolve(f.getFileName()));
+      }
+    }
+    return in;
+  }
+
+  @Test
+  void aRunIdUsedBeforeIsRefusedAndNothingIsOverwritten() throws Exception {
+    Path lake = tmp.resolve("lake");
+    Path a = usersInput("a");
+    Outcome first =
+        medallion("users", "--lakehouse=" + lake, "--input=" + a + "/*", "--runId=daily");
+    assertThat(first.code()).as(first.err()).isZero();
+    long bronze = count(lake, "SELECT count(*) FROM bronze_user_events");
+    assertThat(bronze).isPositive();
+
+    Path b = tmp.resolve("b");
+    Files.createDirectories(b);
+    Files.writeString(
+        b.resolve("more.ndjson"),
+        "{\"user_id\":\"u-9\",\"event_type\":\"view\",\"event_timestamp\":\"2026-11-28T10:00:00Z\"}\n");
+    Outcome again =
+        medallion(
+            "users", "--lakehouse=" + lake, "--input=" + a + "/*," + b + "/*", "--runId=daily");
+    assertThat(again.code()).isEqualTo(2);
+    assertThat(again.err()).contains("run id 'daily' was already used").doesNotContain("\tat ");
+    assertThat(count(lake, "SELECT count(*) FROM bronze_user_events")).isEqualTo(bronze);
+
+    Path iot = tmp.resolve("iot");
+    Outcome run =
+        medallion(
+            "run",
+            "--lakehouse=" + iot,
+            "--devices=" + Runs.DEVICES,
+            "--input=" + Runs.EVENTS,
+            "--runId=daily");
+    assertThat(run.code()).as(run.err()).isZero();
+    long iotBronze = count(iot, "SELECT count(*) FROM bronze_iot_events");
+    Path copy = tmp.resolve("copy.ndjson");
+    Files.copy(Runs.EVENTS, copy);
+    Outcome runAgain =
+        medallion(
+            "run",
+            "--lakehouse=" + iot,
+            "--devices=" + Runs.DEVICES,
+            "--input=" + copy,
+            "--runId=daily");
+    assertThat(runAgain.code()).isEqualTo(2);
+    assertThat(runAgain.err()).contains("run id 'daily' was already used");
+    assertThat(count(iot, "SELECT count(*) FROM bronze_iot_events")).isEqualTo(iotBronze);
+  }
+
+  @Test
+  void aReplayKilledMidwayThenRerunHoldsEveryLineOnce() throws Exception {
+    Path lake = tmp.resolve("lake");
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(Medallion.class.getName());
+    command.addAll(
+        List.of(
+            "run",
+            "--lakehouse=" + lake,
+            "--devices=" + Runs.DEVICES,
+            "--input=" + Runs.EVENTS,
+            "--runId=killed"));
+    Process child =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(tmp.resolve("child.log").toFile())
+            .start();
+    Path bronze = lake.resolve(Lakehouse.BRONZE_IOT);
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+    while (!hasParquet(bronze) && child.isAlive() && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
+    assertThat(child.isAlive()).as("the replay was still running when Bronze had files").isTrue();
+    child.destroyForcibly().waitFor(); // SIGKILL: no shutdown hook, no clean-up
+    assertThat(lake.resolve(Lakehouse.MANIFEST_IOT).resolve("killed.pending")).exists();
+
+    Outcome rerun =
+        medallion(
+            "run", "--lakehouse=" + lake, "--devices=" + Runs.DEVICES, "--input=" + Runs.EVENTS);
+    assertThat(rerun.code()).as(rerun.err()).isZero();
+    assertThat(rerun.err()).contains("undid the unfinished run(s) [killed]");
+    // Every line of the input exactly once, in Bronze or as a Bronze dead letter.
+    long lines = Files.readAllLines(Runs.EVENTS).size();
+    long rows = count(lake, "SELECT count(*) FROM bronze_iot_events");
+    long dead = count(lake, "SELECT count(*) FROM quarantine_iot_events WHERE stage = 'bronze'");
+    assertThat(rows + dead).isEqualTo(lines);
+    assertThat(count(lake, "SELECT count(*) - count(DISTINCT source) FROM bronze_iot_events"))
+        .isZero();
+    assertThat(
+            Validate.validate(lake.toString(), Runs.EVENTS.toString()).stream()
+                .filter(c -> !c.passed())
+                .toList())
+        .isEmpty();
+
+    // And a rerun of the same input over the same lakehouse changes nothing.
+    Outcome third =
+        medallion(
+            "run", "--lakehouse=" + lake, "--devices=" + Runs.DEVICES, "--input=" + Runs.EVENTS);
+    assertThat(third.code()).isZero();
+    assertThat(third.err()).contains("already ingested");
+    assertThat(count(lake, "SELECT count(*) FROM bronze_iot_events")).isEqualTo(rows);
+  }
+
+  private static boolean hasParquet(Path dir) throws Exception {
+    if (!Files.isDirectory(dir)) {
+      return false;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.anyMatch(f -> f.toString().endsWith(".parquet"));
+    }
+  }
+
+  @Test
+  void silverAndGoldRerunAloneReplaceTheirTables() throws Exception {
+    Path lake = tmp.resolve("lake");
+    String[] common = {"--lakehouse=" + lake, "--devices=" + Runs.DEVICES};
+    assertThat(medallion(concat("bronze", common, "--input=" + Runs.EVENTS)).code()).isZero();
+    assertThat(medallion(concat("silver", common)).code()).isZero();
+    assertThat(medallion(concat("gold", common)).code()).isZero();
+    long silver = count(lake, "SELECT count(*) FROM silver_sensor_readings");
+    long gold = count(lake, "SELECT count(*) FROM gold_device_minute");
+    long quarantined = count(lake, "SELECT count(*) FROM quarantine_iot_events");
+    assertThat(medallion(concat("silver", common)).code()).isZero();
+    assertThat(medallion(concat("gold", common)).code()).isZero();
+    assertThat(count(lake, "SELECT count(*) FROM silver_sensor_readings")).isEqualTo(silver);
+    assertThat(count(lake, "SELECT count(*) FROM gold_device_minute")).isEqualTo(gold);
+    assertThat(count(lake, "SELECT count(*) FROM quarantine_iot_events")).isEqualTo(quarantined);
+    assertThat(lake.resolve("_staging"))
+        .satisfiesAnyOf(p -> assertThat(p).doesNotExist(), p -> assertThat(p).isEmptyDirectory());
+  }
+
+  private static String[] concat(String command, String[] common, String... more) {
+    List<String> all = new ArrayList<>(List.of(command));
+    all.addAll(List.of(common));
+    all.addAll(List.of(more));
+    return all.toArray(String[]::new);
+  }
+
+  @Test
+  void aFolderAsInputIsAClearErrorAndRecordsNothing() throws Exception {
+    Path lake = tmp.resolve("lake");
+    Path folder = usersInput("in");
+    Outcome users = medallion("users", "--lakehouse=" + lake, "--input=" + folder);
+    assertThat(users.code()).isEqualTo(2);
+    assertThat(users.err()).contains("is a folder, not a file").contains(folder + "/*.ndjson");
+    assertThat(lake.resolve(Lakehouse.MANIFEST_USERS))
+        .satisfiesAnyOf(p -> assertThat(p).doesNotExist(), p -> assertThat(p).isEmptyDirectory());
+    Outcome run =
+        medallion("run", "--lakehouse=" + lake, "--devices=" + Runs.DEVICES, "--input=" + folder);
+    assertThat(run.code()).isEqualTo(2);
+    assertThat(run.err()).contains("is a folder, not a file");
+  }
+
+  @Test
+  void anUnreadableInputFileIsOneLineAndLeavesNoBronze() throws Exception {
+    // /proc/self/mem exists and lists, but reading it at offset 0 fails with an I/O error.
+    assumeTrue(Files.exists(Path.of("/proc/self/mem")), "needs Linux /proc");
+    Path lake = tmp.resolve("lake");
+    Outcome users = medallion("users", "--lakehouse=" + lake, "--input=/proc/self/mem");
+    assertThat(users.code()).isEqualTo(1);
+    assertThat(users.err().strip().lines().filter(l -> !l.startsWith("SLF4J")).toList())
+        .containsExactly(
+            "medallion users: cannot read input file /proc/self/mem: Input/output error");
+    assertThat(hasParquet(lake.resolve(Lakehouse.BRONZE_USERS))).isFalse();
+    try (Stream<Path> manifests = Files.list(lake.resolve(Lakehouse.MANIFEST_USERS))) {
+      assertThat(manifests.toList()).as("no manifest: the file was not ingested").isEmpty();
+    }
+  }
+
+  @Test
+  void aTruncatedBronzeFileNamesItselfAndBlocksNothingElse() throws Exception {
+    Path lake = tmp.resolve("lake");
+    Path in = usersInput("in");
+    assertThat(medallion("users", "--lakehouse=" + lake, "--input=" + in + "/*").code()).isZero();
+    Path file;
+    try (Stream<Path> files = Files.walk(lake.resolve(Lakehouse.BRONZE_USERS))) {
+      file = files.filter(f -> f.toString().endsWith(".parquet")).findFirst().orElseThrow();
+    }
+    byte[] bytes = Files.readAllBytes(file);
+    Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length / 3));
+    Outcome broken = medallion("users", "--lakehouse=" + lake, "--input=" + in + "/*");
+    assertThat(broken.code()).isEqualTo(1);
+    assertThat(broken.err()).contains(file.toString()).contains("not readable Parquet");
+    assertThat(broken.err()).doesNotContain("\tat ");
+    assertThat(lake.resolve("_staging"))
+        .satisfiesAnyOf(p -> assertThat(p).doesNotExist(), p -> assertThat(p).isEmptyDirectory());
+  }
+
+  /**
+   * A lakehouse on a 1 MiB tmpfs: the run fails with one line, nothing half-written stays (no
+   * staging, no pending manifest, no Bronze files of the failed run), and once there is room the
+   * rerun ingests everything. Mounting needs root (CI runs as root); elsewhere it is skipped.
+   */
+  @Test
+  void aFullDiskIsOneLineAndTheRerunSucceeds() throws Exception {
+    Path mount = tmp.resolve("small");
+    Files.createDirectories(mount);
+    assumeTrue(
+        sh("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mount.toString()) == 0,
+        "mounting a tmpfs needs root");
+    try {
+      Path in = tmp.resolve("in");
+      Files.createDirectories(in);
+      assertThat(
+              medallion(
+                      "generate",
+                      "--kind=users",
+                      "--count=20000",
+                      "--users=2000",
+                      "--malformedRate=0.01",
+                      "--out=" + in)
+                  .code())
+          .isZero();
+      Path lake = mount.resolve("lake");
+      Outcome full = medallion("users", "--lakehouse=" + lake, "--input=" + in + "/*");
+      assertThat(full.code()).as(full.err()).isEqualTo(1);
+      assertThat(full.err()).contains("No space left on device").doesNotContain("\tat ");
+      assertThat(hasParquet(lake.resolve(Lakehouse.BRONZE_USERS)))
+          .as("the failed run's Bronze files are removed")
+          .isFalse();
+      assertThat(lake.resolve("_staging"))
+          .satisfiesAnyOf(p -> assertThat(p).doesNotExist(), p -> assertThat(p).isEmptyDirectory());
+      if (Files.isDirectory(lake.resolve(Lakehouse.MANIFEST_USERS))) {
+        try (Stream<Path> m = Files.list(lake.resolve(Lakehouse.MANIFEST_USERS))) {
+          assertThat(m.toList()).isEmpty();
+        }
+      }
+      assertThat(sh("mount", "-o", "remount,size=256m", mount.toString())).isZero();
+      Outcome rerun = medallion("users", "--lakehouse=" + lake, "--input=" + in + "/*");
+      assertThat(rerun.code()).as(rerun.err()).isZero();
+      long lines = 0;
+      try (Stream<Path> files = Files.list(in)) {
+        for (Path f : files.toList()) {
+          lines += Files.readAllLines(f).size();
+        }
+      }
+      long rows = count(lake, "SELECT count(*) FROM bronze_user_events");
+      long dead = count(lake, "SELECT count(*) FROM quarantine_user_events WHERE stage = 'bronze'");
+      assertThat(rows + dead).isEqualTo(lines);
+    } finally {
+      sh("umount", mount.toString());
+    }
+  }
+
+  private static int sh(String... command) throws Exception {
+    Process p =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(new File("/dev/null"))
+            .start();
+    return p.waitFor(30, TimeUnit.SECONDS) ? p.exitValue() : -1;
+  }
+}

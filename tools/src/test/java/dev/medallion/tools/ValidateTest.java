@@ -1,0 +1,84 @@
+package dev.medallion.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.medallion.pipelines.IotJob;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The validation harness fails on a broken lakehouse, naming the check. */
+class ValidateTest {
+  @TempDir Path lake;
+
+  @BeforeEach
+  void replay() {
+    Runs.run(IotJob.Stage.ALL, Runs.options(lake, "--input=" + Runs.EVENTS));
+  }
+
+  private static List<String> failed(List<Validate.Check> checks) {
+    return checks.stream().filter(c -> !c.passed()).map(Validate.Check::name).toList();
+  }
+
+  @Test
+  void aCleanReplayPassesAndTheCommandExitsZero() throws Exception {
+    assertThat(failed(Validate.validate(lake.toString(), Runs.EVENTS.toString()))).isEmpty();
+    assertThat(
+            Medallion.run(
+                new String[] {"validate", "--lakehouse=" + lake, "--input=" + Runs.EVENTS}))
+        .isZero();
+  }
+
+  @Test
+  void aLostQuarantineBreaksTheSilverBalance() throws Exception {
+    deleteTree(lake.resolve("quarantine/iot_events/stage=silver"));
+    assertThat(failed(Validate.validate(lake.toString(), Runs.EVENTS.toString())))
+        .containsExactly("bronze = silver + quarantined, per source");
+  }
+
+  @Test
+  void anInputLineBronzeNeverSawIsReported() throws Exception {
+    Path input = lake.resolve("in/events.ndjson");
+    Files.createDirectories(input.getParent());
+    Files.copy(Runs.EVENTS, input);
+    Path otherLake = lake.resolve("other");
+    Runs.run(IotJob.Stage.ALL, Runs.options(otherLake, "--input=" + input));
+    Files.writeString(input, "{\"one\":\"more line\"}\n", java.nio.file.StandardOpenOption.APPEND);
+    assertThat(failed(Validate.validate(otherLake.toString(), input.toString())))
+        .containsExactly("every input line present");
+  }
+
+  @Test
+  void goldThatDisagreesWithSilverFailsAndTheCommandExitsOne() throws Exception {
+    // Drop the heartbeats: Gold still counts them, a recomputation from Silver does not.
+    deleteTree(lake.resolve("silver/device_heartbeats"));
+    PrintStream stdout = System.out;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(captured, true));
+    int code;
+    try {
+      code = Medallion.run(new String[] {"validate", "--lakehouse=" + lake});
+    } finally {
+      System.setOut(stdout);
+    }
+    assertThat(code).isEqualTo(1);
+    assertThat(captured.toString())
+        .contains("FAIL gold    device_minute equals a recomputation from Silver")
+        .contains("FAIL silver  bronze = silver + quarantined, per source");
+  }
+
+  private static void deleteTree(Path dir) throws Exception {
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(f);
+      }
+    }
+  }
+}

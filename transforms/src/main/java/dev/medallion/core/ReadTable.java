@@ -1,0 +1,167 @@
+package dev.medallion.core;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.extensions.avro.schemas.utils.AvroUtils;
+import org.apache.beam.sdk.io.FileIO;
+import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
+import org.apache.beam.sdk.io.fs.MatchResult;
+import org.apache.beam.sdk.schemas.NoSuchSchemaException;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.schemas.SchemaRegistry;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.values.PBegin;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.apache.parquet.avro.AvroParquetReader;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * Reads every Parquet file of a table folder written by {@link WriteTable} back into records of the
+ * table's class. Columns are matched by name, never by position, so files written with another
+ * column order (an older build, another tool) read the same; a column a file lacks reads as null
+ * when the record allows it. A file that is not readable Parquet stops the job with one message
+ * naming the file. An empty or absent table reads as empty.
+ */
+public class ReadTable<T> extends PTransform<PBegin, PCollection<T>> {
+  private final @Nullable String tableRoot;
+  private final List<String> files;
+  private final Class<T> type;
+
+  private ReadTable(@Nullable String tableRoot, List<String> files, Class<T> type) {
+    this.tableRoot = tableRoot;
+    this.files = files;
+    this.type = type;
+  }
+
+  /** Every Parquet file under {@code tableRoot} when the job runs. */
+  public static <T> ReadTable<T> of(String tableRoot, Class<T> type) {
+    return new ReadTable<>(tableRoot, List.of(), type);
+  }
+
+  /**
+   * Exactly these files of a table: a snapshot listed before the job, so files the same job appends
+   * to that table are not read back.
+   */
+  public static <T> ReadTable<T> ofFiles(List<String> files, Class<T> type) {
+    return new ReadTable<>(null, List.copyOf(files), type);
+  }
+
+  @Override
+  public PCollection<T> expand(PBegin begin) {
+    SchemaRegistry registry = begin.getPipeline().getSchemaRegistry();
+    try {
+      Schema beamSchema = registry.getSchema(type);
+      SerializableFunction<Row, T> fromRow = registry.getFromRowFunction(type);
+      PCollection<MatchResult.Metadata> matched =
+          tableRoot != null
+              ? begin.apply(
+                  "MatchFiles",
+                  FileIO.match()
+                      .filepattern(tableRoot + "/**.parquet")
+                      .withEmptyMatchTreatment(EmptyMatchTreatment.ALLOW))
+              : begin
+                  .apply("Files", Create.of(files).withCoder(StringUtf8Coder.of()))
+                  .apply("MatchFiles", FileIO.matchAll());
+      return matched
+          .apply("ReadMatches", FileIO.readMatches())
+          .apply("ReadParquet", ParDo.of(new ReadParquetByNameFn<>(beamSchema, fromRow)))
+          .setSchema(beamSchema, TypeDescriptor.of(type), registry.getToRowFunction(type), fromRow);
+    } catch (NoSuchSchemaException e) {
+      throw new IllegalArgumentException(type + " has no Beam schema", e);
+    }
+  }
+
+  /** One Parquet file to records, each column found by its name in that file's own schema. */
+  static class ReadParquetByNameFn<T> extends DoFn<FileIO.ReadableFile, T> {
+    private final Schema schema;
+    private final SerializableFunction<Row, T> fromRow;
+
+    ReadParquetByNameFn(Schema schema, SerializableFunction<Row, T> fromRow) {
+      this.schema = schema;
+      this.fromRow = fromRow;
+    }
+
+    @ProcessElement
+    public void process(@Element FileIO.ReadableFile file, OutputReceiver<T> out) {
+      String path = file.getMetadata().resourceId().toString();
+      try (ParquetReader<GenericRecord> reader =
+          AvroParquetReader.<GenericRecord>builder(
+                  new SeekableInputFile(file), new PlainParquetConfiguration())
+              .withDataModel(GenericData.get())
+              .build()) {
+        List<String> missing = null;
+        GenericRecord record;
+        while ((record = reader.read()) != null) {
+          if (missing == null) {
+            missing = missingColumns(record.getSchema(), path);
+          }
+          out.output(fromRow.apply(toRow(record, missing)));
+        }
+      } catch (IOException | RuntimeException e) {
+        if (e instanceof MedallionException m) {
+          throw m;
+        }
+        throw new MedallionException(
+            "cannot read table file "
+                + path
+                + " ("
+                + rootMessage(e)
+                + "): it is not readable Parquet (truncated or not written by Medallion?);"
+                + " move it out of the table and run again",
+            e);
+      }
+    }
+
+    /** The table's columns this file does not have; an error if one of them is required. */
+    private List<String> missingColumns(org.apache.avro.Schema fileSchema, String path) {
+      List<String> missing = new ArrayList<>();
+      for (Schema.Field f : schema.getFields()) {
+        if (fileSchema.getField(f.getName()) == null) {
+          if (!f.getType().getNullable()) {
+            throw new MedallionException(
+                "table file " + path + " has no column " + f.getName() + ", which is required");
+          }
+          missing.add(f.getName());
+        }
+      }
+      return missing;
+    }
+
+    private Row toRow(GenericRecord record, List<String> missing) {
+      if (missing.isEmpty()) {
+        return AvroUtils.toBeamRowStrict(record, schema);
+      }
+      Row.Builder row = Row.withSchema(schema);
+      Schema present =
+          Schema.of(
+              schema.getFields().stream()
+                  .filter(f -> !missing.contains(f.getName()))
+                  .toArray(Schema.Field[]::new));
+      Row partial = AvroUtils.toBeamRowStrict(record, present);
+      for (Schema.Field f : schema.getFields()) {
+        row.addValue(missing.contains(f.getName()) ? null : partial.getValue(f.getName()));
+      }
+      return row.build();
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+  }
+}

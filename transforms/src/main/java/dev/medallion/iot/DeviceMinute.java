@@ -1,0 +1,106 @@
+package dev.medallion.iot;
+
+import com.google.auto.value.AutoValue;
+import org.apache.beam.sdk.schemas.AutoValueSchema;
+import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
+import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.sdk.schemas.annotations.SchemaFieldNumber;
+import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/**
+ * A row of {@code gold/device_minute}: one device in one 1-minute event-time window, readings and
+ * heartbeats joined (full outer: a side with no events gives counts of 0 and null aggregates). Each
+ * firing of the window writes a row; {@code pane_index} grows with each firing and the row with the
+ * highest {@code pane_index} of a device-minute replaces the earlier ones in what users read.
+ */
+@AutoValue
+@DefaultSchema(AutoValueSchema.class)
+@SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
+public abstract class DeviceMinute {
+  @SchemaFieldNumber("0")
+  public abstract String getDeviceId();
+
+  @SchemaFieldNumber("1")
+  public abstract String getSite();
+
+  @SchemaFieldNumber("2")
+  public abstract String getZone();
+
+  @SchemaFieldNumber("3")
+  public abstract Instant getWindowStart();
+
+  @SchemaFieldNumber("4")
+  public abstract Instant getWindowEnd();
+
+  @SchemaFieldNumber("5")
+  public abstract long getReadingCount();
+
+  @SchemaFieldNumber("6")
+  public abstract @Nullable Double getTemperatureAvg();
+
+  @SchemaFieldNumber("7")
+  public abstract @Nullable Double getTemperatureMin();
+
+  @SchemaFieldNumber("8")
+  public abstract @Nullable Double getTemperatureMax();
+
+  @SchemaFieldNumber("9")
+  public abstract @Nullable Double getHumidityAvg();
+
+  @SchemaFieldNumber("10")
+  public abstract @Nullable Double getPressureAvg();
+
+  @SchemaFieldNumber("11")
+  public abstract long getHeartbeatCount();
+
+  @SchemaFieldNumber("12")
+  public abstract @Nullable Double getBatteryPctMin();
+
+  @SchemaFieldNumber("13")
+  public abstract @Nullable Double getRssiDbmAvg();
+
+  @SchemaFieldNumber("14")
+  public abstract @Nullable String getLastStatus();
+
+  @SchemaFieldNumber("15")
+  public abstract long getPaneIndex();
+
+  /** {@code EARLY}, {@code ON_TIME} or {@code LATE}. */
+  @SchemaFieldNumber("16")
+  public abstract String getPaneTiming();
+
+  @SchemaFieldNumber("17")
+  public abstract String getDate();
+
+  public static DeviceMinute of(
+      String deviceId,
+      String site,
+      String zone,
+      Instant windowStart,
+      Instant windowEnd,
+      MinuteStats stats,
+      long paneIndex,
+      String paneTiming) {
+    return new AutoValue_DeviceMinute(
+        deviceId,
+        site,
+        zone,
+        windowStart,
+        windowEnd,
+        stats.getReadingCount(),
+        stats.getTemperatureAvg(),
+        stats.getTemperatureMin(),
+        stats.getTemperatureMax(),
+        stats.getHumidityAvg(),
+        stats.getPressureAvg(),
+        stats.getHeartbeatCount(),
+        stats.getBatteryPctMin(),
+        stats.getRssiDbmAvg(),
+        stats.getLastStatus(),
+        paneIndex,
+        paneTiming,
+        dev.medallion.core.EventTimestamps.utcDate(windowStart));
+  }
+}

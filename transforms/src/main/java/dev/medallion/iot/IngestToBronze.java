@@ -1,0 +1,100 @@
+package dev.medallion.iot;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.medallion.core.DeadLetter;
+import dev.medallion.core.EventTimestamps;
+import dev.medallion.core.Failsafe;
+import dev.medallion.core.InvalidRecordException;
+import dev.medallion.core.Json;
+import dev.medallion.core.JsonFields;
+import dev.medallion.core.RawEvent;
+import dev.medallion.core.Rejections;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * Bronze: turns raw lines into append-only Bronze rows. Each line is parsed once; a line that is a
+ * JSON object with a usable {@code device_id} and {@code ts} and the shape of a sensor reading
+ * ({@code sensor_type}) or a heartbeat ({@code battery_pct}, {@code rssi_dbm} or {@code status})
+ * becomes a {@link BronzeEvent} keeping the line verbatim and stamped with its event time; any
+ * other line (including one whose bytes are not valid UTF-8) goes to {@link #DEAD_LETTERS} with its
+ * reason. Nothing else is checked here: the fields' values are Silver's business.
+ */
+public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectionTuple> {
+  public static final TupleTag<BronzeEvent> EVENTS = new TupleTag<>() {};
+  public static final TupleTag<DeadLetter> DEAD_LETTERS = DeadLetter.TAG;
+
+  public static IngestToBronze create() {
+    return new IngestToBronze();
+  }
+
+  @Override
+  public PCollectionTuple expand(PCollection<RawEvent> raw) {
+    return raw.apply(
+        "ParseRawEvent",
+        ParDo.of(new ParseRawEventFn()).withOutputTags(EVENTS, TupleTagList.of(DEAD_LETTERS)));
+  }
+
+  /** Classifies one raw line; {@link #classify} is the whole rule, for tests and tools. */
+  static class ParseRawEventFn extends DoFn<RawEvent, BronzeEvent> {
+    private static final org.apache.beam.sdk.metrics.Counter ACCEPTED =
+        Rejections.accepted(DeadLetter.BRONZE);
+
+    @ProcessElement
+    public void process(@Element RawEvent raw, MultiOutputReceiver out) {
+      Instant now = Instant.now();
+      BronzeEvent event;
+      try {
+        event = classify(raw, now);
+      } catch (RuntimeException thrown) {
+        InvalidRecordException e = Failsafe.rejection(thrown);
+        Rejections.count(DeadLetter.BRONZE, e.getReason());
+        out.get(DEAD_LETTERS).output(DeadLetter.rejectedLine(DeadLetter.BRONZE, e, raw, now));
+        return;
+      }
+      ACCEPTED.inc();
+      out.get(EVENTS).outputWithTimestamp(event, event.getEventTs());
+    }
+
+    /** Events re-stamp lines with their own event time, which may be earlier than the source's. */
+    @Override
+    public Duration getAllowedTimestampSkew() {
+      return Duration.millis(Long.MAX_VALUE);
+    }
+  }
+
+  /**
+   * The Bronze rule for one line.
+   *
+   * @throws InvalidRecordException with reason {@code invalid_utf8}, {@code empty_line}, {@code
+   *     not_json}, {@code not_object}, {@code trailing_data}, {@code missing_device_id}, {@code
+   *     wrong_type:device_id}, {@code missing_ts}, {@code invalid_ts} or {@code unknown_event_type}
+   */
+  public static BronzeEvent classify(RawEvent raw, Instant ingestTs) {
+    ObjectNode json = raw.jsonObject();
+    String deviceId = Json.requireText(json, "device_id");
+    Instant ts = EventTimestamps.parse(json.get("ts"), "ts");
+    return BronzeEvent.of(
+        kindOf(json), deviceId, ts, raw.getPayload(), raw, ingestTs, new JsonFields(json));
+  }
+
+  private static String kindOf(JsonNode json) {
+    if (json.has("sensor_type")) {
+      return "reading";
+    }
+    if (json.has("battery_pct") || json.has("rssi_dbm") || json.has("status")) {
+      return "heartbeat";
+    }
+    throw new InvalidRecordException(
+        "unknown_event_type",
+        "neither a reading (sensor_type) nor a heartbeat (battery_pct, rssi_dbm, status)");
+  }
+}

@@ -1,0 +1,83 @@
+package dev.medallion.iot;
+
+import dev.medallion.core.DeadLetter;
+import dev.medallion.core.RawEvent;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTag;
+import org.joda.time.Duration;
+
+/**
+ * The streaming IoT medallion as one composite: raw lines → Bronze ({@link IngestToBronze}) →
+ * Silver ({@link ValidateAndEnrich}) → Gold ({@link WindowedDeviceStats}). It returns every layer
+ * and all dead letters as a tuple and writes nothing: the caller applies the sinks (lakehouse
+ * tables, Kafka topics, {@code PAssert}), so the whole run, each stage alone and the tests compose
+ * the same pieces. Each layer composite is also a stage on its own, and each puts its rejected
+ * records under the same tag, {@link #DEAD_LETTERS}.
+ *
+ * <pre>{@code
+ * PCollectionTuple layers = raw.apply(IotMedallion.withRegistry(devices).withLateness(allowed, slack));
+ * layers.get(IotMedallion.DEVICE_MINUTE) ...
+ * }</pre>
+ */
+public final class IotMedallion extends PTransform<PCollection<RawEvent>, PCollectionTuple> {
+  public static final TupleTag<BronzeEvent> BRONZE = IngestToBronze.EVENTS;
+  public static final TupleTag<SensorReading> READINGS = ValidateAndEnrich.READINGS;
+  public static final TupleTag<Heartbeat> HEARTBEATS = ValidateAndEnrich.HEARTBEATS;
+  public static final TupleTag<DeviceMinute> DEVICE_MINUTE = WindowedDeviceStats.DEVICE_MINUTE;
+  public static final TupleTag<SiteMinute> SITE_MINUTE = WindowedDeviceStats.SITE_MINUTE;
+
+  /** Bronze's, Silver's and Gold's dead letters together (their {@code stage} says which). */
+  public static final TupleTag<DeadLetter> DEAD_LETTERS = DeadLetter.TAG;
+
+  /** The defaults of the command line: 2 minutes of allowed lateness, 5 of watermark slack. */
+  public static final Duration ALLOWED_LATENESS = Duration.standardMinutes(2);
+
+  public static final Duration WATERMARK_SLACK = Duration.standardMinutes(5);
+
+  private final HashMap<String, Device> registry;
+  private final Duration allowedLateness;
+  private final Duration watermarkSlack;
+
+  private IotMedallion(
+      Map<String, Device> registry, Duration allowedLateness, Duration watermarkSlack) {
+    this.registry = new HashMap<>(registry);
+    this.allowedLateness = allowedLateness;
+    this.watermarkSlack = watermarkSlack;
+  }
+
+  /** The medallion enriching with {@code registry} (device id → device). */
+  public static IotMedallion withRegistry(Map<String, Device> registry) {
+    return new IotMedallion(registry, ALLOWED_LATENESS, WATERMARK_SLACK);
+  }
+
+  /** See {@link WindowedDeviceStats#of}. */
+  public IotMedallion withLateness(Duration allowedLateness, Duration watermarkSlack) {
+    return new IotMedallion(registry, allowedLateness, watermarkSlack);
+  }
+
+  @Override
+  public PCollectionTuple expand(PCollection<RawEvent> raw) {
+    PCollectionTuple bronze = raw.apply("Bronze", IngestToBronze.create());
+    PCollectionTuple silver =
+        bronze.get(BRONZE).apply("Silver", ValidateAndEnrich.withRegistry(registry));
+    PCollectionTuple gold =
+        silver.apply("Gold", WindowedDeviceStats.of(allowedLateness, watermarkSlack));
+    PCollection<DeadLetter> deadLetters =
+        PCollectionList.of(bronze.get(DEAD_LETTERS))
+            .and(silver.get(DEAD_LETTERS))
+            .and(gold.get(DEAD_LETTERS))
+            .apply("AllDeadLetters", Flatten.pCollections());
+    return PCollectionTuple.of(BRONZE, bronze.get(BRONZE))
+        .and(READINGS, silver.get(READINGS))
+        .and(HEARTBEATS, silver.get(HEARTBEATS))
+        .and(DEVICE_MINUTE, gold.get(DEVICE_MINUTE))
+        .and(SITE_MINUTE, gold.get(SITE_MINUTE))
+        .and(DEAD_LETTERS, deadLetters);
+  }
+}

@@ -1,0 +1,94 @@
+package dev.medallion.iot;
+
+import com.google.auto.value.AutoValue;
+import org.apache.beam.sdk.schemas.AutoValueSchema;
+import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
+import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
+import org.apache.beam.sdk.schemas.annotations.SchemaFieldNumber;
+import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/**
+ * A row of {@code gold/site_minute}: every device of one site in one 1-minute window, computed from
+ * the same Silver events as {@link DeviceMinute} (not by summing device rows, so a late pane of one
+ * device never counts twice). {@code device_count} counts devices with a reading or a heartbeat.
+ */
+@AutoValue
+@DefaultSchema(AutoValueSchema.class)
+@SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
+public abstract class SiteMinute {
+  @SchemaFieldNumber("0")
+  public abstract String getSite();
+
+  @SchemaFieldNumber("1")
+  public abstract Instant getWindowStart();
+
+  @SchemaFieldNumber("2")
+  public abstract Instant getWindowEnd();
+
+  @SchemaFieldNumber("3")
+  public abstract long getDeviceCount();
+
+  @SchemaFieldNumber("4")
+  public abstract long getReadingCount();
+
+  @SchemaFieldNumber("5")
+  public abstract @Nullable Double getTemperatureAvg();
+
+  @SchemaFieldNumber("6")
+  public abstract @Nullable Double getTemperatureMin();
+
+  @SchemaFieldNumber("7")
+  public abstract @Nullable Double getTemperatureMax();
+
+  @SchemaFieldNumber("8")
+  public abstract @Nullable Double getHumidityAvg();
+
+  @SchemaFieldNumber("9")
+  public abstract @Nullable Double getPressureAvg();
+
+  @SchemaFieldNumber("10")
+  public abstract long getHeartbeatCount();
+
+  @SchemaFieldNumber("11")
+  public abstract @Nullable Double getBatteryPctMin();
+
+  @SchemaFieldNumber("12")
+  public abstract @Nullable Double getRssiDbmAvg();
+
+  @SchemaFieldNumber("13")
+  public abstract long getPaneIndex();
+
+  @SchemaFieldNumber("14")
+  public abstract String getPaneTiming();
+
+  @SchemaFieldNumber("15")
+  public abstract String getDate();
+
+  public static SiteMinute of(
+      String site,
+      Instant windowStart,
+      Instant windowEnd,
+      MinuteStats stats,
+      long paneIndex,
+      String paneTiming) {
+    return new AutoValue_SiteMinute(
+        site,
+        windowStart,
+        windowEnd,
+        stats.getDeviceCount(),
+        stats.getReadingCount(),
+        stats.getTemperatureAvg(),
+        stats.getTemperatureMin(),
+        stats.getTemperatureMax(),
+        stats.getHumidityAvg(),
+        stats.getPressureAvg(),
+        stats.getHeartbeatCount(),
+        stats.getBatteryPctMin(),
+        stats.getRssiDbmAvg(),
+        paneIndex,
+        paneTiming,
+        dev.medallion.core.EventTimestamps.utcDate(windowStart));
+  }
+}

@@ -1,0 +1,213 @@
+package dev.medallion.iot;
+
+import dev.medallion.core.DeadLetter;
+import dev.medallion.core.Failsafe;
+import dev.medallion.core.InvalidRecordException;
+import dev.medallion.core.JsonFields;
+import dev.medallion.core.Rejections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.schemas.NoSuchSchemaException;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.View;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.PCollectionView;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/**
+ * Silver: validates each Bronze event record by record, from Bronze's typed columns (the line is
+ * parsed once, in Bronze), and enriches it with its device from the registry (a side input).
+ * Readings go to {@link #READINGS} with temperatures in °C, heartbeats to {@link #HEARTBEATS}, and
+ * every rejected record to {@link #QUARANTINE} with stage {@code silver}, its reason and its
+ * original payload. Reasons: {@code missing_<field>}, {@code wrong_type:<field>}, {@code
+ * invalid_sensor_type}, {@code invalid_unit}, {@code out_of_range:<field>} (outside the field's
+ * range, or a number beyond the range of a double), {@code invalid_status}, {@code unknown_device}.
+ */
+public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCollectionTuple> {
+  public static final TupleTag<SensorReading> READINGS = new TupleTag<>() {};
+  public static final TupleTag<Heartbeat> HEARTBEATS = new TupleTag<>() {};
+  public static final TupleTag<DeadLetter> QUARANTINE = DeadLetter.TAG;
+
+  static final Set<String> STATUSES = Set.of("ok", "degraded", "error");
+
+  private final @Nullable PCollectionView<Map<String, Device>> devices;
+  private final @Nullable HashMap<String, Device> registry;
+
+  private ValidateAndEnrich(
+      @Nullable PCollectionView<Map<String, Device>> devices,
+      @Nullable HashMap<String, Device> registry) {
+    this.devices = devices;
+    this.registry = registry;
+  }
+
+  /** Silver with the registry as a side input the caller built (it may change while streaming). */
+  public static ValidateAndEnrich withDevices(PCollectionView<Map<String, Device>> devices) {
+    return new ValidateAndEnrich(devices, null);
+  }
+
+  /** Silver with a registry loaded before the job: it becomes the side input. */
+  public static ValidateAndEnrich withRegistry(Map<String, Device> registry) {
+    return new ValidateAndEnrich(null, new HashMap<>(registry));
+  }
+
+  @Override
+  public PCollectionTuple expand(PCollection<BronzeEvent> bronze) {
+    PCollectionView<Map<String, Device>> devices =
+        this.devices != null ? this.devices : registryView(bronze.getPipeline(), registry);
+    return bronze.apply(
+        "ValidateRecord",
+        ParDo.of(new ValidateFn(devices))
+            .withSideInputs(devices)
+            .withOutputTags(READINGS, TupleTagList.of(HEARTBEATS).and(QUARANTINE)));
+  }
+
+  private static PCollectionView<Map<String, Device>> registryView(
+      Pipeline p, Map<String, Device> registry) {
+    Coder<Device> device;
+    try {
+      device = p.getSchemaRegistry().getSchemaCoder(Device.class);
+    } catch (NoSuchSchemaException e) {
+      throw new IllegalStateException("Device has no schema", e);
+    }
+    return p.apply(
+            "DeviceRegistry",
+            Create.of(registry).withCoder(KvCoder.of(StringUtf8Coder.of(), device)))
+        .apply("DevicesById", View.asMap());
+  }
+
+  static class ValidateFn extends DoFn<BronzeEvent, SensorReading> {
+    private static final org.apache.beam.sdk.metrics.Counter ACCEPTED =
+        Rejections.accepted(DeadLetter.SILVER);
+
+    private final PCollectionView<Map<String, Device>> devices;
+
+    ValidateFn(PCollectionView<Map<String, Device>> devices) {
+      this.devices = devices;
+    }
+
+    @ProcessElement
+    public void process(@Element BronzeEvent e, ProcessContext c, MultiOutputReceiver out) {
+      Map<String, Device> registry = c.sideInput(devices);
+      SensorReading reading = null;
+      Heartbeat heartbeat = null;
+      try {
+        if ("reading".equals(e.getEventKind())) {
+          reading = toReading(e, registry);
+        } else {
+          heartbeat = toHeartbeat(e, registry);
+        }
+      } catch (RuntimeException thrown) {
+        InvalidRecordException ex = Failsafe.rejection(thrown);
+        Rejections.count(DeadLetter.SILVER, ex.getReason());
+        out.get(QUARANTINE)
+            .output(
+                DeadLetter.of(
+                    DeadLetter.SILVER,
+                    ex.getReason(),
+                    ex.getMessage(),
+                    e.getRawPayload(),
+                    e.getSource(),
+                    e.getSourceName(),
+                    e.getEventTs(),
+                    Instant.now()));
+        return;
+      }
+      ACCEPTED.inc();
+      if (reading != null) {
+        out.get(READINGS).output(reading);
+      } else {
+        out.get(HEARTBEATS).output(heartbeat);
+      }
+    }
+  }
+
+  /** The Silver rule for a reading. */
+  public static SensorReading toReading(BronzeEvent e, Map<String, Device> registry) {
+    String errors = e.getTypeErrors();
+    String type = JsonFields.requireText(e.getSensorType(), "sensor_type", errors);
+    double value = JsonFields.requireNumber(e.getValue(), "value", errors, e.getRawPayload());
+    String unit = JsonFields.requireText(e.getUnit(), "unit", errors);
+    JsonFields.checkType("seq", errors, "a JSON integer");
+    Long seq = e.getSeq();
+    Units.Canonical canonical = Units.canonical(type, value, unit);
+    Device device = knownDevice(e.getDeviceId(), registry);
+    return SensorReading.builder()
+        .setDeviceId(e.getDeviceId())
+        .setSite(device.getSite())
+        .setZone(device.getZone())
+        .setLatitude(device.getLatitude())
+        .setLongitude(device.getLongitude())
+        .setModel(device.getModel())
+        .setSensorType(type)
+        .setValue(canonical.value())
+        .setUnit(canonical.unit())
+        .setOriginalValue(value)
+        .setOriginalUnit(unit)
+        .setSeq(seq)
+        .setEventTs(e.getEventTs())
+        .setDate(e.getDate())
+        .setRawPayload(e.getRawPayload())
+        .setSource(e.getSource())
+        .setSourceName(e.getSourceName())
+        .setReceivedAt(e.getReceivedAt())
+        .setIngestTs(e.getIngestTs())
+        .build();
+  }
+
+  /** The Silver rule for a heartbeat. */
+  public static Heartbeat toHeartbeat(BronzeEvent e, Map<String, Device> registry) {
+    String errors = e.getTypeErrors();
+    double battery =
+        JsonFields.requireNumber(e.getBatteryPct(), "battery_pct", errors, e.getRawPayload());
+    long rssi = JsonFields.requireInteger(e.getRssiDbm(), "rssi_dbm", errors);
+    String status = JsonFields.requireText(e.getStatus(), "status", errors);
+    if (battery < 0 || battery > 100) {
+      throw new InvalidRecordException(
+          "out_of_range:battery_pct", "battery_pct " + battery + " is outside 0..100");
+    }
+    if (!STATUSES.contains(status)) {
+      throw new InvalidRecordException(
+          "invalid_status", "status \"" + status + "\" is not one of ok, degraded, error");
+    }
+    Device device = knownDevice(e.getDeviceId(), registry);
+    return Heartbeat.builder()
+        .setDeviceId(e.getDeviceId())
+        .setSite(device.getSite())
+        .setZone(device.getZone())
+        .setLatitude(device.getLatitude())
+        .setLongitude(device.getLongitude())
+        .setModel(device.getModel())
+        .setBatteryPct(battery)
+        .setRssiDbm(rssi)
+        .setStatus(status)
+        .setEventTs(e.getEventTs())
+        .setDate(e.getDate())
+        .setRawPayload(e.getRawPayload())
+        .setSource(e.getSource())
+        .setSourceName(e.getSourceName())
+        .setReceivedAt(e.getReceivedAt())
+        .setIngestTs(e.getIngestTs())
+        .build();
+  }
+
+  private static Device knownDevice(String deviceId, Map<String, Device> registry) {
+    Device d = registry.get(deviceId);
+    if (d == null) {
+      throw new InvalidRecordException(
+          "unknown_device", "device " + deviceId + " is not in the device registry");
+    }
+    return d;
+  }
+}

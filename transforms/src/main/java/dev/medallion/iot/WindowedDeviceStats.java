@@ -1,0 +1,296 @@
+package dev.medallion.iot;
+
+import dev.medallion.core.DeadLetter;
+import dev.medallion.core.Rejections;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.transforms.join.CoGbkResult;
+import org.apache.beam.sdk.transforms.join.CoGroupByKey;
+import org.apache.beam.sdk.transforms.join.KeyedPCollectionTuple;
+import org.apache.beam.sdk.transforms.windowing.AfterPane;
+import org.apache.beam.sdk.transforms.windowing.AfterWatermark;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * Gold: 1-minute fixed event-time windows (aligned on the minute; an event at 10:16:00.000 is in
+ * the 10:16 window) over Silver readings and heartbeats, joined per device with {@link
+ * CoGroupByKey} as a full outer join ({@link #DEVICE_MINUTE}) and rolled up per site ({@link
+ * #SITE_MINUTE}).
+ *
+ * <p>The window fires when the watermark passes its end, then once more for every late record
+ * within the allowed lateness; panes accumulate, so each firing carries the whole window and its
+ * row replaces the earlier one. A record later than that goes to {@link #TOO_LATE} (see {@link
+ * Lateness}). Resent events count once: readings with the same device, sensor type, instant and
+ * {@code seq}, or, without {@code seq}, the same device, sensor type and instant; heartbeats with
+ * the same device and instant (see {@link MinuteStats}). No timers are used, so the SparkRunner
+ * runs it in streaming too.
+ *
+ * <p>Input: a tuple with {@link ValidateAndEnrich#READINGS} and {@link
+ * ValidateAndEnrich#HEARTBEATS}.
+ */
+public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectionTuple> {
+  public static final TupleTag<DeviceMinute> DEVICE_MINUTE = new TupleTag<>() {};
+  public static final TupleTag<SiteMinute> SITE_MINUTE = new TupleTag<>() {};
+  public static final TupleTag<DeadLetter> TOO_LATE = DeadLetter.TAG;
+
+  static final Duration WINDOW = Duration.standardMinutes(1);
+  private static final Counter DEVICE_ROWS =
+      Metrics.counter(Rejections.NAMESPACE, "gold_device_minute_rows");
+  private static final Counter SITE_ROWS =
+      Metrics.counter(Rejections.NAMESPACE, "gold_site_minute_rows");
+
+  private final Duration allowedLateness;
+  private final Duration watermarkSlack;
+
+  private WindowedDeviceStats(Duration allowedLateness, Duration watermarkSlack) {
+    this.allowedLateness = allowedLateness;
+    this.watermarkSlack = watermarkSlack;
+  }
+
+  /**
+   * @param allowedLateness how late (against the source's arrival clock) a record may be and still
+   *     update its window
+   * @param watermarkSlack extra lateness given to the runner only, so that a record Medallion kept
+   *     is not dropped because the watermark moved on while it was in flight; it never lets a
+   *     too-late record in
+   */
+  public static WindowedDeviceStats of(Duration allowedLateness, Duration watermarkSlack) {
+    return new WindowedDeviceStats(allowedLateness, watermarkSlack);
+  }
+
+  @Override
+  public PCollectionTuple expand(PCollectionTuple silver) {
+    PCollectionTuple readings =
+        splitTooLate(
+            "Readings",
+            silver.get(ValidateAndEnrich.READINGS),
+            ONTIME_READINGS,
+            SensorReading::getEventTs,
+            SensorReading::getReceivedAt,
+            r ->
+                tooLate(
+                    r.getEventTs(),
+                    r.getReceivedAt(),
+                    r.getRawPayload(),
+                    r.getSource(),
+                    r.getSourceName()));
+    PCollectionTuple heartbeats =
+        splitTooLate(
+            "Heartbeats",
+            silver.get(ValidateAndEnrich.HEARTBEATS),
+            ONTIME_HEARTBEATS,
+            Heartbeat::getEventTs,
+            Heartbeat::getReceivedAt,
+            h ->
+                tooLate(
+                    h.getEventTs(),
+                    h.getReceivedAt(),
+                    h.getRawPayload(),
+                    h.getSource(),
+                    h.getSourceName()));
+
+    PCollection<SensorReading> windowedReadings =
+        readings.get(ONTIME_READINGS).apply("MinuteWindowsReadings", minuteWindows());
+    PCollection<Heartbeat> windowedHeartbeats =
+        heartbeats.get(ONTIME_HEARTBEATS).apply("MinuteWindowsHeartbeats", minuteWindows());
+
+    PCollection<DeviceMinute> deviceMinute =
+        joinBy(
+                "Device",
+                windowedReadings,
+                windowedHeartbeats,
+                SensorReading::getDeviceId,
+                Heartbeat::getDeviceId)
+            .apply("ToDeviceMinute", ParDo.of(new DeviceMinuteFn()));
+    PCollection<SiteMinute> siteMinute =
+        joinBy(
+                "Site",
+                windowedReadings,
+                windowedHeartbeats,
+                SensorReading::getSite,
+                Heartbeat::getSite)
+            .apply("ToSiteMinute", ParDo.of(new SiteMinuteFn()));
+
+    PCollection<DeadLetter> tooLate =
+        PCollectionList.of(readings.get(TOO_LATE))
+            .and(heartbeats.get(TOO_LATE))
+            .apply("FlattenTooLate", Flatten.pCollections());
+    return PCollectionTuple.of(DEVICE_MINUTE, deviceMinute)
+        .and(SITE_MINUTE, siteMinute)
+        .and(TOO_LATE, tooLate);
+  }
+
+  private static final TupleTag<SensorReading> ONTIME_READINGS = new TupleTag<>() {};
+  private static final TupleTag<Heartbeat> ONTIME_HEARTBEATS = new TupleTag<>() {};
+  private static final TupleTag<SensorReading> READINGS_SIDE = new TupleTag<>() {};
+  private static final TupleTag<Heartbeat> HEARTBEATS_SIDE = new TupleTag<>() {};
+
+  private <T> Window<T> minuteWindows() {
+    return Window.<T>into(FixedWindows.of(WINDOW))
+        .triggering(
+            AfterWatermark.pastEndOfWindow().withLateFirings(AfterPane.elementCountAtLeast(1)))
+        .withAllowedLateness(allowedLateness.plus(watermarkSlack))
+        .accumulatingFiredPanes();
+  }
+
+  private static PCollection<KV<String, CoGbkResult>> joinBy(
+      String name,
+      PCollection<SensorReading> readings,
+      PCollection<Heartbeat> heartbeats,
+      SerializableFunction<SensorReading, String> readingKey,
+      SerializableFunction<Heartbeat, String> heartbeatKey) {
+    PCollection<KV<String, SensorReading>> r =
+        readings.apply(
+            "KeyReadingsBy" + name, WithKeys.of(readingKey).withKeyType(TypeDescriptors.strings()));
+    PCollection<KV<String, Heartbeat>> h =
+        heartbeats.apply(
+            "KeyHeartbeatsBy" + name,
+            WithKeys.of(heartbeatKey).withKeyType(TypeDescriptors.strings()));
+    return KeyedPCollectionTuple.of(READINGS_SIDE, r)
+        .and(HEARTBEATS_SIDE, h)
+        .apply("JoinPer" + name, CoGroupByKey.create());
+  }
+
+  private <T> PCollectionTuple splitTooLate(
+      String name,
+      PCollection<T> records,
+      TupleTag<T> onTime,
+      SerializableFunction<T, Instant> eventTs,
+      SerializableFunction<T, Instant> receivedAt,
+      SerializableFunction<T, DeadLetter> toDeadLetter) {
+    PCollectionTuple split =
+        records.apply(
+            "SplitTooLate" + name,
+            ParDo.of(
+                    new SplitTooLateFn<>(
+                        allowedLateness, toDeadLetter, eventTs, receivedAt, onTime))
+                .withOutputTags(onTime, TupleTagList.of(TOO_LATE)));
+    split.get(onTime).setCoder(records.getCoder());
+    return split;
+  }
+
+  private static DeadLetter tooLate(
+      Instant eventTs, Instant receivedAt, String payload, String source, String sourceName) {
+    return DeadLetter.of(
+        DeadLetter.GOLD,
+        "too_late",
+        "event at "
+            + eventTs
+            + " arrived at "
+            + receivedAt
+            + ", after its window closed and its allowed lateness ran out",
+        payload,
+        source,
+        sourceName,
+        eventTs,
+        Instant.now());
+  }
+
+  /** Routes records later than the allowed lateness to {@link #TOO_LATE}. */
+  static class SplitTooLateFn<T> extends DoFn<T, T> {
+    private final Duration allowedLateness;
+    private final SerializableFunction<T, DeadLetter> toDeadLetter;
+    private final SerializableFunction<T, Instant> eventTs;
+    private final SerializableFunction<T, Instant> receivedAt;
+    private final TupleTag<T> onTime;
+
+    SplitTooLateFn(
+        Duration allowedLateness,
+        SerializableFunction<T, DeadLetter> toDeadLetter,
+        SerializableFunction<T, Instant> eventTs,
+        SerializableFunction<T, Instant> receivedAt,
+        TupleTag<T> onTime) {
+      this.allowedLateness = allowedLateness;
+      this.toDeadLetter = toDeadLetter;
+      this.eventTs = eventTs;
+      this.receivedAt = receivedAt;
+      this.onTime = onTime;
+    }
+
+    @ProcessElement
+    public void process(@Element T record, MultiOutputReceiver out) {
+      if (Lateness.isTooLate(
+          eventTs.apply(record), receivedAt.apply(record), WINDOW, allowedLateness)) {
+        Rejections.count(DeadLetter.GOLD, "too_late");
+        out.get(TOO_LATE).output(toDeadLetter.apply(record));
+      } else {
+        out.get(onTime).output(record);
+      }
+    }
+  }
+
+  static class DeviceMinuteFn extends DoFn<KV<String, CoGbkResult>, DeviceMinute> {
+    @ProcessElement
+    public void process(
+        @Element KV<String, CoGbkResult> e,
+        BoundedWindow w,
+        PaneInfo pane,
+        OutputReceiver<DeviceMinute> out) {
+      IntervalWindow window = (IntervalWindow) w;
+      DEVICE_ROWS.inc();
+      Iterable<SensorReading> readings = e.getValue().getAll(READINGS_SIDE);
+      Iterable<Heartbeat> heartbeats = e.getValue().getAll(HEARTBEATS_SIDE);
+      String site;
+      String zone;
+      if (readings.iterator().hasNext()) {
+        SensorReading any = readings.iterator().next();
+        site = any.getSite();
+        zone = any.getZone();
+      } else {
+        Heartbeat any = heartbeats.iterator().next();
+        site = any.getSite();
+        zone = any.getZone();
+      }
+      out.output(
+          DeviceMinute.of(
+              e.getKey(),
+              site,
+              zone,
+              window.start(),
+              window.end(),
+              MinuteStats.of(readings, heartbeats),
+              pane.getIndex(),
+              pane.getTiming().name()));
+    }
+  }
+
+  static class SiteMinuteFn extends DoFn<KV<String, CoGbkResult>, SiteMinute> {
+    @ProcessElement
+    public void process(
+        @Element KV<String, CoGbkResult> e,
+        BoundedWindow w,
+        PaneInfo pane,
+        OutputReceiver<SiteMinute> out) {
+      IntervalWindow window = (IntervalWindow) w;
+      SITE_ROWS.inc();
+      out.output(
+          SiteMinute.of(
+              e.getKey(),
+              window.start(),
+              window.end(),
+              MinuteStats.of(
+                  e.getValue().getAll(READINGS_SIDE), e.getValue().getAll(HEARTBEATS_SIDE)),
+              pane.getIndex(),
+              pane.getTiming().name()));
+    }
+  }
+}

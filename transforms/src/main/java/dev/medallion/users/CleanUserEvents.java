@@ -1,0 +1,236 @@
+package dev.medallion.users;
+
+import dev.medallion.core.DeadLetter;
+import dev.medallion.core.EventTimestamps;
+import dev.medallion.core.Failsafe;
+import dev.medallion.core.InvalidRecordException;
+import dev.medallion.core.JsonFields;
+import dev.medallion.core.Rejections;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.GroupByKey;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * Silver for user events, over the whole of Bronze: records whose key field ({@code user_id},
+ * {@code event_type}, {@code event_timestamp}) is missing, null or unparseable go to {@link
+ * #QUARANTINE} with the reason, and so does an event further ahead of its ingest than the transform
+ * allows ({@code future_event_timestamp}, default {@link #MAX_AHEAD_OF_INGEST}); a non-key field of
+ * the wrong type ({@code "price":"n/a"}) becomes null and is named in {@code invalid_fields}.
+ * Events with the same {@code (user_id, event_timestamp)} instant, across all files and runs, are
+ * one event: the first ingested copy (earliest run, then file name, then line number) is kept, so a
+ * later file never displaces it; the others go to {@link #DUPLICATES} with reason {@code
+ * duplicate}. The result depends only on Bronze's rows, so a rerun gives the same table.
+ */
+public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PCollectionTuple> {
+  public static final TupleTag<UserEvent> EVENTS = new TupleTag<>() {};
+  public static final TupleTag<DeadLetter> QUARANTINE = new TupleTag<>() {};
+  public static final TupleTag<DeadLetter> DUPLICATES = new TupleTag<>() {};
+
+  static final String STAGE = "silver_user";
+
+  private final Duration maxAheadOfIngest;
+
+  private CleanUserEvents(Duration maxAheadOfIngest) {
+    this.maxAheadOfIngest = maxAheadOfIngest;
+  }
+
+  public static CleanUserEvents create() {
+    return new CleanUserEvents(MAX_AHEAD_OF_INGEST);
+  }
+
+  /** Quarantines events whose time is more than {@code max} after they were ingested. */
+  public CleanUserEvents withMaxAheadOfIngest(Duration max) {
+    return new CleanUserEvents(max);
+  }
+
+  @Override
+  public PCollectionTuple expand(PCollection<UserEventBronze> bronze) {
+    PCollectionTuple valid =
+        bronze.apply(
+            "ValidateKeys",
+            ParDo.of(new ValidateFn(maxAheadOfIngest))
+                .withOutputTags(EVENTS, TupleTagList.of(QUARANTINE)));
+    PCollectionTuple deduped =
+        valid
+            .get(EVENTS)
+            .apply(
+                "KeyByUserBucket",
+                WithKeys.of((UserEvent e) -> UserBuckets.of(e.getUserId()))
+                    .withKeyType(TypeDescriptors.integers()))
+            .apply("GroupByUserBucket", GroupByKey.create())
+            .apply(
+                "KeepFirst",
+                ParDo.of(new KeepFirstFn()).withOutputTags(EVENTS, TupleTagList.of(DUPLICATES)));
+    return PCollectionTuple.of(EVENTS, deduped.get(EVENTS))
+        .and(QUARANTINE, valid.get(QUARANTINE))
+        .and(DUPLICATES, deduped.get(DUPLICATES));
+  }
+
+  static class ValidateFn extends DoFn<UserEventBronze, UserEvent> {
+    private final Duration maxAheadOfIngest;
+
+    ValidateFn(Duration maxAheadOfIngest) {
+      this.maxAheadOfIngest = maxAheadOfIngest;
+    }
+
+    @ProcessElement
+    public void process(@Element UserEventBronze b, MultiOutputReceiver out) {
+      UserEvent event;
+      try {
+        event = toUserEvent(b, maxAheadOfIngest);
+      } catch (RuntimeException thrown) {
+        InvalidRecordException e = Failsafe.rejection(thrown);
+        Rejections.count(STAGE, e.getReason());
+        out.get(QUARANTINE)
+            .output(
+                DeadLetter.of(
+                    DeadLetter.SILVER,
+                    e.getReason(),
+                    e.getMessage(),
+                    b.getRawLine(),
+                    b.getSource(),
+                    b.getSourceFile(),
+                    b.getEventTimestamp(),
+                    b.getIngestTs()));
+        return;
+      }
+      out.get(EVENTS).output(event);
+    }
+  }
+
+  /** The first ingested copy: earliest ingest time (one per run), then file name, then line. */
+  private static final Comparator<UserEvent> FIRST =
+      Comparator.comparing(UserEvent::getIngestTs)
+          .thenComparing(UserEvent::getSourceFile)
+          .thenComparingLong(UserEvent::getLineNumber);
+
+  /** Within a bucket of users, keeps the first copy of each {@code (user_id, instant)}. */
+  static class KeepFirstFn extends DoFn<KV<Integer, Iterable<UserEvent>>, UserEvent> {
+    private static final org.apache.beam.sdk.metrics.Counter ACCEPTED = Rejections.accepted(STAGE);
+
+    private final Counter duplicates = Metrics.counter(Rejections.NAMESPACE, STAGE + "_duplicates");
+
+    @ProcessElement
+    public void process(@Element KV<Integer, Iterable<UserEvent>> bucket, MultiOutputReceiver out) {
+      Map<String, List<UserEvent>> copies = new HashMap<>();
+      for (UserEvent e : bucket.getValue()) {
+        copies
+            .computeIfAbsent(
+                e.getUserId() + "|" + e.getEventTimestamp().getMillis(), k -> new ArrayList<>(1))
+            .add(e);
+      }
+      for (List<UserEvent> all : copies.values()) {
+        keepFirst(all, out);
+      }
+    }
+
+    private void keepFirst(List<UserEvent> all, MultiOutputReceiver out) {
+      all.sort(FIRST);
+      UserEvent kept = all.get(0);
+      ACCEPTED.inc();
+      out.get(EVENTS).output(kept);
+      for (UserEvent d : all.subList(1, all.size())) {
+        duplicates.inc();
+        out.get(DUPLICATES)
+            .output(
+                DeadLetter.of(
+                    DeadLetter.SILVER,
+                    "duplicate",
+                    "same user_id and event_timestamp instant as " + kept.getSource(),
+                    d.getRawLine(),
+                    d.getSource(),
+                    d.getSourceFile(),
+                    d.getEventTimestamp(),
+                    d.getIngestTs()));
+      }
+    }
+  }
+
+  /** The Silver rule for one Bronze row, from its typed columns. */
+  public static UserEvent toUserEvent(UserEventBronze b) {
+    return toUserEvent(b, MAX_AHEAD_OF_INGEST);
+  }
+
+  /** The Silver rule, with how far an event may be ahead of its ingest. */
+  public static UserEvent toUserEvent(UserEventBronze b, Duration maxAheadOfIngest) {
+    String errors = b.getTypeErrors();
+    String userId = JsonFields.requireText(b.getUserId(), "user_id", errors);
+    String eventType = JsonFields.requireText(b.getEventType(), "event_type", errors);
+    Instant ts = b.getEventTimestamp();
+    if (ts == null) {
+      String wrong = JsonFields.wrongTypeOf(errors, "event_timestamp");
+      throw wrong == null
+          ? new InvalidRecordException(
+              "missing_event_timestamp", "event_timestamp is missing or null")
+          : new InvalidRecordException(
+              "invalid_event_timestamp",
+              "event_timestamp (a "
+                  + wrong
+                  + ") is not an ISO-8601 instant with Z or an offset,"
+                  + " nor epoch milliseconds as a JSON integer");
+    }
+    if (ts.isAfter(b.getIngestTs().plus(maxAheadOfIngest))) {
+      throw new InvalidRecordException(
+          "future_event_timestamp",
+          "event_timestamp "
+              + ts
+              + " is more than "
+              + maxAheadOfIngest.getStandardDays()
+              + " day(s) after the event was ingested ("
+              + b.getIngestTs()
+              + "): a clock error");
+    }
+    List<String> invalid = new ArrayList<>();
+    for (String field : NON_KEY_FIELDS) {
+      if (JsonFields.wrongTypeOf(errors, field) != null) {
+        invalid.add(field);
+      }
+    }
+    return UserEvent.builder()
+        .setEventId(b.getEventId())
+        .setUserId(userId)
+        .setEventType(eventType)
+        .setEventTimestamp(ts)
+        .setEventDate(EventTimestamps.utcDate(ts))
+        .setSessionId(b.getSessionId())
+        .setProductId(b.getProductId())
+        .setPrice(b.getPrice())
+        .setDevice(b.getDevice())
+        .setCountry(b.getCountry())
+        .setInvalidFields(invalid.isEmpty() ? null : String.join(",", invalid))
+        .setRawLine(b.getRawLine())
+        .setSource(b.getSource())
+        .setSourceFile(b.getSourceFile())
+        .setLineNumber(b.getLineNumber())
+        .setIngestTs(b.getIngestTs())
+        .build();
+  }
+
+  /**
+   * By default, how far an event's time may be ahead of the moment Bronze ingested it. Later is a
+   * clock error ({@code 9999-12-31}, microseconds read as milliseconds), quarantined as {@code
+   * future_event_timestamp} rather than moving the Gold snapshot date to the far future.
+   */
+  public static final Duration MAX_AHEAD_OF_INGEST = Duration.standardDays(30);
+
+  /** The fields that become null and flagged, not quarantined, when of the wrong type. */
+  static final List<String> NON_KEY_FIELDS =
+      List.of("event_id", "session_id", "product_id", "price", "device", "country");
+}

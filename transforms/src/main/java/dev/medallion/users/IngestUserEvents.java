@@ -1,0 +1,107 @@
+package dev.medallion.users;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.medallion.core.DeadLetter;
+import dev.medallion.core.EventTimestamps;
+import dev.medallion.core.Failsafe;
+import dev.medallion.core.InvalidRecordException;
+import dev.medallion.core.JsonFields;
+import dev.medallion.core.RawEvent;
+import dev.medallion.core.Rejections;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/**
+ * Bronze for user events: every line that is a JSON object becomes a {@link UserEventBronze}, kept
+ * verbatim with its file, line and ingest time, and typed {@code user_id}, {@code event_type} and
+ * {@code event_timestamp} where they are valid (null where not: Silver decides). Any other line is
+ * a dead letter: {@code invalid_utf8} (its bytes are not UTF-8), {@code empty_line}, {@code
+ * not_json}, {@code not_object}, {@code trailing_data} (more than one JSON value on the line).
+ */
+public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollectionTuple> {
+  public static final TupleTag<UserEventBronze> EVENTS = new TupleTag<>() {};
+  public static final TupleTag<DeadLetter> DEAD_LETTERS = DeadLetter.TAG;
+
+  private final Instant ingestTs;
+
+  private IngestUserEvents(Instant ingestTs) {
+    this.ingestTs = ingestTs;
+  }
+
+  /**
+   * @param ingestTs the ingest time of every row of this run: one instant per run, so that "the
+   *     first ingested copy" of a duplicate is well defined
+   */
+  public static IngestUserEvents at(Instant ingestTs) {
+    return new IngestUserEvents(ingestTs);
+  }
+
+  @Override
+  public PCollectionTuple expand(PCollection<RawEvent> lines) {
+    return lines.apply(
+        "ParseUserEvent",
+        ParDo.of(new ParseUserEventFn(ingestTs))
+            .withOutputTags(EVENTS, TupleTagList.of(DEAD_LETTERS)));
+  }
+
+  static class ParseUserEventFn extends DoFn<RawEvent, UserEventBronze> {
+    private static final org.apache.beam.sdk.metrics.Counter ACCEPTED = Rejections.accepted(STAGE);
+
+    private final Instant now;
+
+    ParseUserEventFn(Instant ingestTs) {
+      this.now = ingestTs;
+    }
+
+    @ProcessElement
+    public void process(@Element RawEvent raw, MultiOutputReceiver out) {
+      UserEventBronze event;
+      try {
+        event = parse(raw, now);
+      } catch (RuntimeException thrown) {
+        InvalidRecordException e = Failsafe.rejection(thrown);
+        Rejections.count(STAGE, e.getReason());
+        out.get(DEAD_LETTERS).output(DeadLetter.rejectedLine(DeadLetter.BRONZE, e, raw, now));
+        return;
+      }
+      ACCEPTED.inc();
+      out.get(EVENTS).output(event);
+    }
+  }
+
+  static final String STAGE = "bronze_user";
+
+  /**
+   * The Bronze rule for one user-event line.
+   *
+   * @throws InvalidRecordException with reason {@code invalid_utf8}, {@code empty_line}, {@code
+   *     not_json}, {@code not_object} or {@code trailing_data}
+   */
+  public static UserEventBronze parse(RawEvent raw, Instant ingestTs) {
+    ObjectNode json = raw.jsonObject();
+    JsonFields fields = new JsonFields(json);
+    return UserEventBronze.of(fields, timestampOrNote(json, fields), raw, ingestTs);
+  }
+
+  /** The parsed {@code event_timestamp}; null when absent, or when invalid (then noted). */
+  private static @Nullable Instant timestampOrNote(ObjectNode json, JsonFields fields) {
+    JsonNode v = json.get("event_timestamp");
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    try {
+      return EventTimestamps.parse(v, "event_timestamp");
+    } catch (InvalidRecordException e) {
+      fields.noteWrong("event_timestamp", v);
+      return null;
+    }
+  }
+}

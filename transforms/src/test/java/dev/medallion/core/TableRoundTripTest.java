@@ -1,0 +1,77 @@
+package dev.medallion.core;
+
+import static dev.medallion.testing.Events.reading;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.medallion.iot.SensorReading;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.transforms.Create;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Records written by {@link WriteTable} read back equal through {@link ReadTable}. */
+class TableRoundTripTest {
+  @TempDir Path dir;
+
+  @Test
+  void recordsSurviveParquetAndLandInTheirPartitions() throws Exception {
+    List<SensorReading> rows =
+        List.of(
+            reading(
+                "dev-0001", "temperature", 21.5, "2026-11-29T10:15:10Z", "2026-11-29T10:15:11Z"),
+            reading("dev-0002", "humidity", 40.0, "2026-11-30T00:00:00Z", null));
+    String table = dir.resolve("silver/sensor_readings").toString();
+
+    Pipeline write = Pipeline.create(PipelineOptionsFactory.create());
+    write
+        .apply(Create.of(rows))
+        .apply(WriteTable.<SensorReading>to(table, r -> "date=" + r.getDate(), "test"));
+    write.run().waitUntilFinish();
+
+    try (Stream<Path> files = Files.walk(dir)) {
+      List<String> partitions =
+          files
+              .filter(f -> f.toString().endsWith(".parquet"))
+              .map(f -> dir.relativize(f.getParent()).toString())
+              .sorted()
+              .toList();
+      assertThat(partitions)
+          .containsExactly(
+              "silver/sensor_readings/date=2026-11-29", "silver/sensor_readings/date=2026-11-30");
+    }
+
+    Pipeline read = Pipeline.create(PipelineOptionsFactory.create());
+    PAssert.that(read.apply(ReadTable.of(table, SensorReading.class))).containsInAnyOrder(rows);
+    read.run().waitUntilFinish();
+  }
+
+  @Test
+  void aTruncatedFileStopsTheReadWithItsPath() throws Exception {
+    String table = dir.resolve("silver/sensor_readings").toString();
+    Pipeline write = Pipeline.create(PipelineOptionsFactory.create());
+    write
+        .apply(Create.of(reading("dev-0001", "humidity", 40.0, "2026-11-29T10:16:00Z", null)))
+        .apply(WriteTable.<SensorReading>to(table, r -> "date=" + r.getDate(), "test"));
+    write.run().waitUntilFinish();
+    Path file;
+    try (Stream<Path> files = Files.walk(dir)) {
+      file = files.filter(f -> f.toString().endsWith(".parquet")).findFirst().orElseThrow();
+    }
+    byte[] bytes = Files.readAllBytes(file);
+    Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+
+    Pipeline read = Pipeline.create(PipelineOptionsFactory.create());
+    read.apply(ReadTable.of(table, SensorReading.class));
+    Throwable failure = catchThrowable(() -> read.run().waitUntilFinish());
+    MedallionException cause = MedallionException.findIn(failure);
+    assertThat(cause).as("failure: %s", failure).isNotNull();
+    assertThat(cause.getMessage()).contains(file.toString()).contains("not readable Parquet");
+  }
+}
