@@ -1,15 +1,21 @@
 package dev.medallion.core;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
 import java.util.List;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.io.Compression;
 import org.apache.beam.sdk.io.FileIO;
 import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.splittabledofn.RestrictionTracker;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 
@@ -20,21 +26,38 @@ import org.apache.beam.sdk.values.PCollection;
  * as UTF-8 on its own (see {@link Utf8Lines}): a line that is not valid UTF-8 does not stop the job
  * but carries its {@link RawEvent#getDecodeError() decode error} to Bronze, which rejects it as
  * {@code invalid_utf8}; a byte-order mark at the start of a file is skipped.
+ *
+ * <p>The read is splittable: Beam's {@link FileIO} matches the files, and a splittable {@code DoFn}
+ * cuts each uncompressed file larger than {@link #withPartBytes part size} (64 MiB) into parts that
+ * start at line starts ({@link LineRange}), read in parallel, each numbering its lines as the whole
+ * file does. (Beam's {@code ContextualTextIO} numbers lines too, but decodes bad bytes into U+FFFD
+ * instead of reporting them, and numbers lines in an extra pass over every line.) A compressed file
+ * is one part.
  */
 public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
-  private final List<String> filepatterns;
+  /** Files larger than this are read in parts of about this size. */
+  public static final long PART_BYTES = 64L << 20;
 
-  private ReadNdjsonLines(List<String> filepatterns) {
+  private final List<String> filepatterns;
+  private final long partBytes;
+
+  private ReadNdjsonLines(List<String> filepatterns, long partBytes) {
     this.filepatterns = filepatterns;
+    this.partBytes = partBytes;
   }
 
   public static ReadNdjsonLines from(String filepattern) {
-    return new ReadNdjsonLines(List.of(filepattern));
+    return new ReadNdjsonLines(List.of(filepattern), PART_BYTES);
   }
 
   /** Exactly these files (or patterns), each of which must match. */
   public static ReadNdjsonLines fromFiles(List<String> files) {
-    return new ReadNdjsonLines(List.copyOf(files));
+    return new ReadNdjsonLines(List.copyOf(files), PART_BYTES);
+  }
+
+  /** Reads files larger than {@code bytes} in parts of about that size. */
+  public ReadNdjsonLines withPartBytes(long bytes) {
+    return new ReadNdjsonLines(filepatterns, bytes);
   }
 
   @Override
@@ -44,28 +67,104 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         .apply(
             "MatchFiles", FileIO.matchAll().withEmptyMatchTreatment(EmptyMatchTreatment.DISALLOW))
         .apply("ReadMatches", FileIO.readMatches())
-        .apply("ReadLines", ParDo.of(new ReadLinesFn()));
+        .apply("ReadLines", ParDo.of(new ReadLinesFn(partBytes)));
   }
 
+  /** Reads the lines of one part of a file, numbered as in the whole file. */
+  @DoFn.BoundedPerElement
   static class ReadLinesFn extends DoFn<FileIO.ReadableFile, RawEvent> {
+    private final long partBytes;
+
+    ReadLinesFn(long partBytes) {
+      this.partBytes = partBytes;
+    }
+
+    @GetInitialRestriction
+    public LineRange whole(@Element FileIO.ReadableFile file) {
+      return new LineRange(0, seekable(file) ? file.getMetadata().sizeBytes() : Long.MAX_VALUE, 1);
+    }
+
+    @SplitRestriction
+    public void split(
+        @Element FileIO.ReadableFile file,
+        @Restriction LineRange whole,
+        OutputReceiver<LineRange> parts) {
+      if (!seekable(file) || whole.to() - whole.from() <= partBytes || whole.from() != 0) {
+        parts.output(whole);
+        return;
+      }
+      try (InputStream in = Channels.newInputStream(file.open())) {
+        LineRange.split(in, whole.to(), partBytes).forEach(parts::output);
+      } catch (IOException e) {
+        throw cannotRead(file, 0, e);
+      }
+    }
+
+    @NewTracker
+    public LineRange.Tracker tracker(@Restriction LineRange part) {
+      return new LineRange.Tracker(part);
+    }
+
+    @GetRestrictionCoder
+    public Coder<LineRange> restrictionCoder() {
+      return SerializableCoder.of(LineRange.class);
+    }
+
+    @GetSize
+    public double size(@Element FileIO.ReadableFile file, @Restriction LineRange part) {
+      long to = part.to() == Long.MAX_VALUE ? file.getMetadata().sizeBytes() : part.to();
+      return Math.max(0, to - part.from());
+    }
+
     @ProcessElement
-    public void process(@Element FileIO.ReadableFile file, OutputReceiver<RawEvent> out) {
+    public void process(
+        @Element FileIO.ReadableFile file,
+        RestrictionTracker<LineRange, Long> tracker,
+        OutputReceiver<RawEvent> out) {
+      LineRange part = tracker.currentRestriction();
       String name = file.getMetadata().resourceId().toString();
-      long n = 0;
-      try (Utf8Lines lines = new Utf8Lines(Channels.newInputStream(file.open()))) {
-        for (Utf8Lines.Line line = lines.next(); line != null; line = lines.next()) {
-          n++;
+      long n = part.firstLine();
+      try (Utf8Lines lines = open(file, part.from())) {
+        for (Utf8Lines.Line line = lines.next(); ; line = lines.next()) {
+          if (line == null) {
+            tracker.tryClaim(Long.MAX_VALUE); // the end of the file: the part is done
+            return;
+          }
+          if (!tracker.tryClaim(lines.lineStart())) {
+            return;
+          }
           out.output(RawEvent.of(line.text(), "file", name, null, n, null, line.decodeError()));
+          n++;
         }
       } catch (IOException e) {
-        throw new MedallionException(
-            "cannot read input file "
-                + name
-                + (n == 0 ? "" : " after line " + n)
-                + ": "
-                + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()),
-            e);
+        throw cannotRead(file, n - 1, e);
       }
+    }
+
+    /** The file's lines from {@code offset}, a line start (a part's first byte). */
+    private static Utf8Lines open(FileIO.ReadableFile file, long offset) throws IOException {
+      if (offset == 0) {
+        return new Utf8Lines(Channels.newInputStream(file.open()));
+      }
+      SeekableByteChannel channel = file.openSeekable();
+      channel.position(offset);
+      return new Utf8Lines(Channels.newInputStream(channel), offset);
+    }
+
+    private static boolean seekable(FileIO.ReadableFile file) {
+      return file.getCompression() == Compression.UNCOMPRESSED
+          && file.getMetadata().isReadSeekEfficient();
+    }
+
+    private static MedallionException cannotRead(
+        FileIO.ReadableFile file, long lastLine, IOException e) {
+      return new MedallionException(
+          "cannot read input file "
+              + file.getMetadata().resourceId()
+              + (lastLine <= 0 ? "" : " after line " + lastLine)
+              + ": "
+              + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()),
+          e);
     }
   }
 }

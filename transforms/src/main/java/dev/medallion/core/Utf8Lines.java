@@ -35,6 +35,11 @@ final class Utf8Lines implements Closeable {
   private boolean started;
   private boolean skipLf;
 
+  /** Offset in the file of {@code chunk[0]}; of the first byte of the line last returned. */
+  private long chunkOffset;
+
+  private long lineStart = -1;
+
   private byte[] line = new byte[1024];
   private int length;
   private CharBuffer chars = CharBuffer.allocate(1024);
@@ -44,8 +49,24 @@ final class Utf8Lines implements Closeable {
           .onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT);
 
+  /** The lines of a whole file (a byte-order mark at its start is skipped). */
   Utf8Lines(InputStream in) {
+    this(in, 0);
+  }
+
+  /**
+   * The lines of a stream that starts at a line start {@code offset} bytes into its file; only at
+   * offset 0 is a byte-order mark skipped.
+   */
+  Utf8Lines(InputStream in, long offset) {
     this.in = in;
+    this.chunkOffset = offset;
+    this.started = offset > 0;
+  }
+
+  /** Where the line {@link #next} returned last starts in the file, counting from byte 0. */
+  long lineStart() {
+    return lineStart;
   }
 
   /** The next line, or null at the end of the stream. */
@@ -55,6 +76,7 @@ final class Utf8Lines implements Closeable {
       skipBom();
     }
     length = 0;
+    boolean begun = false;
     while (true) {
       if (pos == limit && !fill()) {
         return length > 0 ? decode() : null;
@@ -65,6 +87,10 @@ final class Utf8Lines implements Closeable {
           pos++;
           continue;
         }
+      }
+      if (!begun) {
+        begun = true;
+        lineStart = chunkOffset + pos;
       }
       int start = pos;
       while (pos < limit && chunk[pos] != '\n' && chunk[pos] != '\r') {
@@ -94,6 +120,7 @@ final class Utf8Lines implements Closeable {
   /** Reads more bytes after {@code limit}; false at the end of the stream. */
   private boolean fill() throws IOException {
     if (pos == limit) {
+      chunkOffset += limit;
       pos = 0;
       limit = 0;
     }
