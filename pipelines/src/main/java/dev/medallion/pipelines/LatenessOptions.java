@@ -13,6 +13,14 @@ public interface LatenessOptions extends PipelineOptions {
   void setAllowedLatenessSeconds(int value);
 
   @Description(
+      "Seconds an event's time may be ahead of its arrival on the source's clock (received_at);"
+          + " later is quarantined as future_ts. File replays have no arrival time.")
+  @Default.Integer(3600)
+  int getMaxFutureSeconds();
+
+  void setMaxFutureSeconds(int value);
+
+  @Description(
       "Extra lateness given to the runner only (event-time seconds), so a record kept by the"
           + " lateness rule is not dropped because the watermark moved on while it was in flight.")
   @Default.Integer(300)

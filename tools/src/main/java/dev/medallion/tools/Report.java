@@ -1,5 +1,6 @@
 package dev.medallion.tools;
 
+import dev.medallion.core.RunnerDrops;
 import dev.medallion.pipelines.IotJob;
 import dev.medallion.pipelines.IotOptions;
 import dev.medallion.pipelines.Progress;
@@ -54,6 +55,12 @@ final class Report {
           c.getOrDefault("gold_device_minute_rows", 0L),
           c.getOrDefault("gold_site_minute_rows", 0L),
           c.getOrDefault("gold_rejected", 0L));
+    }
+    if (stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD) {
+      long dropped = RunnerDrops.count(result);
+      System.out.printf(
+          "runner : %d record(s) dropped behind the watermark%s%n",
+          dropped, dropped == 0 ? "" : " (not in Gold: raise --watermarkSlackSeconds)");
     }
     c.forEach(
         (name, value) -> {

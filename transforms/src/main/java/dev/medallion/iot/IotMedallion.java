@@ -43,29 +43,44 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
   private final HashMap<String, Device> registry;
   private final Duration allowedLateness;
   private final Duration watermarkSlack;
+  private final Duration maxAheadOfArrival;
 
   private IotMedallion(
-      Map<String, Device> registry, Duration allowedLateness, Duration watermarkSlack) {
+      Map<String, Device> registry,
+      Duration allowedLateness,
+      Duration watermarkSlack,
+      Duration maxAheadOfArrival) {
     this.registry = new HashMap<>(registry);
     this.allowedLateness = allowedLateness;
     this.watermarkSlack = watermarkSlack;
+    this.maxAheadOfArrival = maxAheadOfArrival;
   }
 
   /** The medallion enriching with {@code registry} (device id → device). */
   public static IotMedallion withRegistry(Map<String, Device> registry) {
-    return new IotMedallion(registry, ALLOWED_LATENESS, WATERMARK_SLACK);
+    return new IotMedallion(
+        registry, ALLOWED_LATENESS, WATERMARK_SLACK, ValidateAndEnrich.MAX_AHEAD_OF_ARRIVAL);
   }
 
   /** See {@link WindowedDeviceStats#of}. */
   public IotMedallion withLateness(Duration allowedLateness, Duration watermarkSlack) {
-    return new IotMedallion(registry, allowedLateness, watermarkSlack);
+    return new IotMedallion(registry, allowedLateness, watermarkSlack, maxAheadOfArrival);
+  }
+
+  /** See {@link ValidateAndEnrich#withMaxAheadOfArrival}. */
+  public IotMedallion withMaxAheadOfArrival(Duration max) {
+    return new IotMedallion(registry, allowedLateness, watermarkSlack, max);
   }
 
   @Override
   public PCollectionTuple expand(PCollection<RawEvent> raw) {
     PCollectionTuple bronze = raw.apply("Bronze", IngestToBronze.create());
     PCollectionTuple silver =
-        bronze.get(BRONZE).apply("Silver", ValidateAndEnrich.withRegistry(registry));
+        bronze
+            .get(BRONZE)
+            .apply(
+                "Silver",
+                ValidateAndEnrich.withRegistry(registry).withMaxAheadOfArrival(maxAheadOfArrival));
     PCollectionTuple gold =
         silver.apply("Gold", WindowedDeviceStats.of(allowedLateness, watermarkSlack));
     PCollection<DeadLetter> deadLetters =

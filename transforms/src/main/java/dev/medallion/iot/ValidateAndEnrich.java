@@ -24,6 +24,7 @@ import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
@@ -42,24 +43,40 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
 
   static final Set<String> STATUSES = Set.of("ok", "degraded", "error");
 
+  /** How far an event's time may be ahead of its arrival ({@code received_at}) by default. */
+  public static final Duration MAX_AHEAD_OF_ARRIVAL = Duration.standardHours(1);
+
   private final @Nullable PCollectionView<Map<String, Device>> devices;
   private final @Nullable HashMap<String, Device> registry;
+  private final Duration maxAheadOfArrival;
 
   private ValidateAndEnrich(
       @Nullable PCollectionView<Map<String, Device>> devices,
-      @Nullable HashMap<String, Device> registry) {
+      @Nullable HashMap<String, Device> registry,
+      Duration maxAheadOfArrival) {
     this.devices = devices;
     this.registry = registry;
+    this.maxAheadOfArrival = maxAheadOfArrival;
   }
 
   /** Silver with the registry as a side input the caller built (it may change while streaming). */
   public static ValidateAndEnrich withDevices(PCollectionView<Map<String, Device>> devices) {
-    return new ValidateAndEnrich(devices, null);
+    return new ValidateAndEnrich(devices, null, MAX_AHEAD_OF_ARRIVAL);
   }
 
   /** Silver with a registry loaded before the job: it becomes the side input. */
   public static ValidateAndEnrich withRegistry(Map<String, Device> registry) {
-    return new ValidateAndEnrich(null, new HashMap<>(registry));
+    return new ValidateAndEnrich(null, new HashMap<>(registry), MAX_AHEAD_OF_ARRIVAL);
+  }
+
+  /**
+   * Quarantines as {@code future_ts} an event whose time is more than {@code max} ahead of its
+   * arrival on its source's clock: a device clock gone wrong would otherwise open windows far in
+   * the future and hold their state. Records without an arrival time (file replays) are not
+   * checked.
+   */
+  public ValidateAndEnrich withMaxAheadOfArrival(Duration max) {
+    return new ValidateAndEnrich(devices, registry, max);
   }
 
   @Override
@@ -68,7 +85,7 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
         this.devices != null ? this.devices : registryView(bronze.getPipeline(), registry);
     return bronze.apply(
         "ValidateRecord",
-        ParDo.of(new ValidateFn(devices))
+        ParDo.of(new ValidateFn(devices, maxAheadOfArrival))
             .withSideInputs(devices)
             .withOutputTags(READINGS, TupleTagList.of(HEARTBEATS).and(QUARANTINE)));
   }
@@ -93,8 +110,11 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
 
     private final PCollectionView<Map<String, Device>> devices;
 
-    ValidateFn(PCollectionView<Map<String, Device>> devices) {
+    private final Duration maxAheadOfArrival;
+
+    ValidateFn(PCollectionView<Map<String, Device>> devices, Duration maxAheadOfArrival) {
       this.devices = devices;
+      this.maxAheadOfArrival = maxAheadOfArrival;
     }
 
     @ProcessElement
@@ -103,6 +123,7 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
       SensorReading reading = null;
       Heartbeat heartbeat = null;
       try {
+        requireNotAheadOfArrival(e, maxAheadOfArrival);
         if ("reading".equals(e.getEventKind())) {
           reading = toReading(e, registry);
         } else {
@@ -130,6 +151,25 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
       } else {
         out.get(HEARTBEATS).output(heartbeat);
       }
+    }
+  }
+
+  /**
+   * @throws InvalidRecordException {@code future_ts} when the event's time is more than {@code max}
+   *     after its {@code received_at}
+   */
+  public static void requireNotAheadOfArrival(BronzeEvent e, Duration max) {
+    Instant arrival = e.getReceivedAt();
+    if (arrival != null && e.getEventTs().isAfter(arrival.plus(max))) {
+      throw new InvalidRecordException(
+          "future_ts",
+          "event at "
+              + e.getEventTs()
+              + " is more than "
+              + max.getStandardSeconds()
+              + " s ahead of its arrival at "
+              + arrival
+              + " (--maxFutureSeconds)");
     }
   }
 

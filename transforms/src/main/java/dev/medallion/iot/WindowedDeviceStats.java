@@ -1,10 +1,15 @@
 package dev.medallion.iot;
 
 import dev.medallion.core.DeadLetter;
+import dev.medallion.core.Failsafe;
+import dev.medallion.core.InvalidRecordException;
 import dev.medallion.core.Rejections;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.DoFn.MultiOutputReceiver;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
@@ -13,10 +18,12 @@ import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.transforms.join.CoGbkResult;
 import org.apache.beam.sdk.transforms.join.CoGroupByKey;
 import org.apache.beam.sdk.transforms.join.KeyedPCollectionTuple;
-import org.apache.beam.sdk.transforms.windowing.AfterPane;
+import org.apache.beam.sdk.transforms.windowing.AfterProcessingTime;
 import org.apache.beam.sdk.transforms.windowing.AfterWatermark;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.transforms.windowing.Window;
@@ -36,13 +43,13 @@ import org.joda.time.Instant;
  * CoGroupByKey} as a full outer join ({@link #DEVICE_MINUTE}) and rolled up per site ({@link
  * #SITE_MINUTE}).
  *
- * <p>The window fires when the watermark passes its end, then once more for every late record
- * within the allowed lateness; panes accumulate, so each firing carries the whole window and its
- * row replaces the earlier one. A record later than that goes to {@link #TOO_LATE} (see {@link
- * Lateness}). Resent events count once: readings with the same device, sensor type, instant and
- * {@code seq}, or, without {@code seq}, the same device, sensor type and instant; heartbeats with
- * the same device and instant (see {@link MinuteStats}). No timers are used, so the SparkRunner
- * runs it in streaming too.
+ * <p>The window fires when the watermark passes its end, then for late records within the allowed
+ * lateness once more {@link #LATE_FIRING_DELAY} (processing time) after the first of them; panes
+ * accumulate, so each firing carries the whole window and its row replaces the earlier one. A
+ * record later than that goes to {@link #TOO_LATE} (see {@link Lateness}). Resent events count
+ * once: readings with the same device, sensor type, instant and {@code seq}, or, without {@code
+ * seq}, the same device, sensor type and instant; heartbeats with the same device and instant (see
+ * {@link MinuteStats}). No timers are used, so the SparkRunner runs it in streaming too.
  *
  * <p>Input: a tuple with {@link ValidateAndEnrich#READINGS} and {@link
  * ValidateAndEnrich#HEARTBEATS}.
@@ -53,6 +60,13 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   public static final TupleTag<DeadLetter> TOO_LATE = DeadLetter.TAG;
 
   static final Duration WINDOW = Duration.standardMinutes(1);
+
+  /**
+   * Late records of a window are gathered for this long (processing time) into one late pane,
+   * rather than one pane per late record.
+   */
+  static final Duration LATE_FIRING_DELAY = Duration.standardSeconds(5);
+
   private static final Counter DEVICE_ROWS =
       Metrics.counter(Rejections.NAMESPACE, "gold_device_minute_rows");
   private static final Counter SITE_ROWS =
@@ -113,43 +127,97 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     PCollection<Heartbeat> windowedHeartbeats =
         heartbeats.get(ONTIME_HEARTBEATS).apply("MinuteWindowsHeartbeats", minuteWindows());
 
-    PCollection<DeviceMinute> deviceMinute =
+    PCollectionTuple deviceMinute =
         joinBy(
                 "Device",
                 windowedReadings,
                 windowedHeartbeats,
                 SensorReading::getDeviceId,
                 Heartbeat::getDeviceId)
-            .apply("ToDeviceMinute", ParDo.of(new DeviceMinuteFn()));
-    PCollection<SiteMinute> siteMinute =
+            .apply(
+                "ToDeviceMinute",
+                ParDo.of(new DeviceMinuteFn())
+                    .withOutputTags(DEVICE_MINUTE, TupleTagList.of(TOO_LATE)));
+    PCollectionTuple siteMinute =
         joinBy(
                 "Site",
                 windowedReadings,
                 windowedHeartbeats,
                 SensorReading::getSite,
                 Heartbeat::getSite)
-            .apply("ToSiteMinute", ParDo.of(new SiteMinuteFn()));
+            .apply(
+                "ToSiteMinute",
+                ParDo.of(new SiteMinuteFn())
+                    .withOutputTags(SITE_MINUTE, TupleTagList.of(TOO_LATE)));
 
-    PCollection<DeadLetter> tooLate =
+    PCollection<DeadLetter> deadLetters =
         PCollectionList.of(readings.get(TOO_LATE))
             .and(heartbeats.get(TOO_LATE))
-            .apply("FlattenTooLate", Flatten.pCollections());
-    return PCollectionTuple.of(DEVICE_MINUTE, deviceMinute)
-        .and(SITE_MINUTE, siteMinute)
-        .and(TOO_LATE, tooLate);
+            .and(outOfWindows("Device", deviceMinute.get(TOO_LATE)))
+            .and(outOfWindows("Site", siteMinute.get(TOO_LATE)))
+            .apply("FlattenDeadLetters", Flatten.pCollections());
+    return PCollectionTuple.of(DEVICE_MINUTE, deviceMinute.get(DEVICE_MINUTE))
+        .and(SITE_MINUTE, siteMinute.get(SITE_MINUTE))
+        .and(TOO_LATE, deadLetters);
   }
 
   private static final TupleTag<SensorReading> ONTIME_READINGS = new TupleTag<>() {};
   private static final TupleTag<Heartbeat> ONTIME_HEARTBEATS = new TupleTag<>() {};
-  private static final TupleTag<SensorReading> READINGS_SIDE = new TupleTag<>() {};
-  private static final TupleTag<Heartbeat> HEARTBEATS_SIDE = new TupleTag<>() {};
+  static final TupleTag<SensorReading> READINGS_SIDE = new TupleTag<>() {};
+  static final TupleTag<Heartbeat> HEARTBEATS_SIDE = new TupleTag<>() {};
 
   private <T> Window<T> minuteWindows() {
     return Window.<T>into(FixedWindows.of(WINDOW))
         .triggering(
-            AfterWatermark.pastEndOfWindow().withLateFirings(AfterPane.elementCountAtLeast(1)))
+            AfterWatermark.pastEndOfWindow()
+                .withLateFirings(
+                    AfterProcessingTime.pastFirstElementInPane().plusDelayOf(LATE_FIRING_DELAY)))
         .withAllowedLateness(allowedLateness.plus(watermarkSlack))
         .accumulatingFiredPanes();
+  }
+
+  /** Dead letters of the windowed steps, back in the global window of the others. */
+  private static PCollection<DeadLetter> outOfWindows(String name, PCollection<DeadLetter> failed) {
+    return failed.apply(
+        "DeadLettersOutOfWindows" + name,
+        Window.<DeadLetter>into(new GlobalWindows())
+            .triggering(DefaultTrigger.of())
+            .withAllowedLateness(Duration.ZERO)
+            .discardingFiredPanes());
+  }
+
+  /**
+   * The Failsafe of a windowed row: when a group's row cannot be computed, each of its records
+   * becomes a Gold dead letter ({@code unexpected_error} with the stack trace) instead of failing
+   * the bundle.
+   */
+  static void quarantineGroup(CoGbkResult group, RuntimeException thrown, MultiOutputReceiver out) {
+    InvalidRecordException e = Failsafe.rejection(thrown);
+    Instant now = Instant.now();
+    List<DeadLetter> letters = new ArrayList<>();
+    for (SensorReading r : group.getAll(READINGS_SIDE)) {
+      letters.add(
+          failed(e, r.getRawPayload(), r.getSource(), r.getSourceName(), r.getEventTs(), now));
+    }
+    for (Heartbeat h : group.getAll(HEARTBEATS_SIDE)) {
+      letters.add(
+          failed(e, h.getRawPayload(), h.getSource(), h.getSourceName(), h.getEventTs(), now));
+    }
+    for (DeadLetter d : letters) {
+      Rejections.count(DeadLetter.GOLD, e.getReason());
+      out.get(TOO_LATE).output(d);
+    }
+  }
+
+  private static DeadLetter failed(
+      InvalidRecordException e,
+      String payload,
+      String source,
+      String sourceName,
+      Instant eventTs,
+      Instant now) {
+    return DeadLetter.of(
+        DeadLetter.GOLD, e.getReason(), e.getMessage(), payload, source, sourceName, eventTs, now);
   }
 
   private static PCollection<KV<String, CoGbkResult>> joinBy(
@@ -244,9 +312,19 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         @Element KV<String, CoGbkResult> e,
         BoundedWindow w,
         PaneInfo pane,
-        OutputReceiver<DeviceMinute> out) {
-      IntervalWindow window = (IntervalWindow) w;
+        MultiOutputReceiver out) {
+      DeviceMinute row;
+      try {
+        row = row(e, (IntervalWindow) w, pane);
+      } catch (RuntimeException thrown) {
+        quarantineGroup(e.getValue(), thrown, out);
+        return;
+      }
       DEVICE_ROWS.inc();
+      out.get(DEVICE_MINUTE).output(row);
+    }
+
+    static DeviceMinute row(KV<String, CoGbkResult> e, IntervalWindow window, PaneInfo pane) {
       Iterable<SensorReading> readings = e.getValue().getAll(READINGS_SIDE);
       Iterable<Heartbeat> heartbeats = e.getValue().getAll(HEARTBEATS_SIDE);
       String site;
@@ -260,16 +338,15 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         site = any.getSite();
         zone = any.getZone();
       }
-      out.output(
-          DeviceMinute.of(
-              e.getKey(),
-              site,
-              zone,
-              window.start(),
-              window.end(),
-              MinuteStats.of(readings, heartbeats),
-              pane.getIndex(),
-              pane.getTiming().name()));
+      return DeviceMinute.of(
+          e.getKey(),
+          site,
+          zone,
+          window.start(),
+          window.end(),
+          MinuteStats.of(readings, heartbeats),
+          pane.getIndex(),
+          pane.getTiming().name());
     }
   }
 
@@ -279,18 +356,25 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         @Element KV<String, CoGbkResult> e,
         BoundedWindow w,
         PaneInfo pane,
-        OutputReceiver<SiteMinute> out) {
+        MultiOutputReceiver out) {
       IntervalWindow window = (IntervalWindow) w;
+      SiteMinute row;
+      try {
+        row =
+            SiteMinute.of(
+                e.getKey(),
+                window.start(),
+                window.end(),
+                MinuteStats.of(
+                    e.getValue().getAll(READINGS_SIDE), e.getValue().getAll(HEARTBEATS_SIDE)),
+                pane.getIndex(),
+                pane.getTiming().name());
+      } catch (RuntimeException thrown) {
+        quarantineGroup(e.getValue(), thrown, out);
+        return;
+      }
       SITE_ROWS.inc();
-      out.output(
-          SiteMinute.of(
-              e.getKey(),
-              window.start(),
-              window.end(),
-              MinuteStats.of(
-                  e.getValue().getAll(READINGS_SIDE), e.getValue().getAll(HEARTBEATS_SIDE)),
-              pane.getIndex(),
-              pane.getTiming().name()));
+      out.get(SITE_MINUTE).output(row);
     }
   }
 }

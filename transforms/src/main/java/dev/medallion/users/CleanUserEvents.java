@@ -137,12 +137,37 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
             .add(e);
       }
       for (List<UserEvent> all : copies.values()) {
+        try {
+          all.sort(FIRST);
+        } catch (RuntimeException thrown) {
+          quarantine(all, Failsafe.rejection(thrown), out);
+          continue;
+        }
         keepFirst(all, out);
       }
     }
 
+    /** Copies that could not be ordered (Failsafe): all of them go to the quarantine. */
+    private static void quarantine(
+        List<UserEvent> all, InvalidRecordException e, MultiOutputReceiver out) {
+      for (UserEvent d : all) {
+        Rejections.count(STAGE, e.getReason());
+        out.get(DUPLICATES)
+            .output(
+                DeadLetter.of(
+                    DeadLetter.SILVER,
+                    e.getReason(),
+                    e.getMessage(),
+                    d.getRawLine(),
+                    d.getSource(),
+                    d.getSourceFile(),
+                    d.getEventTimestamp(),
+                    d.getIngestTs()));
+      }
+    }
+
+    /** Keeps the first of copies sorted first-ingested first. */
     private void keepFirst(List<UserEvent> all, MultiOutputReceiver out) {
-      all.sort(FIRST);
       UserEvent kept = all.get(0);
       ACCEPTED.inc();
       out.get(EVENTS).output(kept);

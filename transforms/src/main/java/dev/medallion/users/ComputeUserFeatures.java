@@ -1,6 +1,10 @@
 package dev.medallion.users;
 
+import dev.medallion.core.DeadLetter;
 import dev.medallion.core.EventTimestamps;
+import dev.medallion.core.Failsafe;
+import dev.medallion.core.InvalidRecordException;
+import dev.medallion.core.Rejections;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -18,7 +22,10 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PCollectionView;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Instant;
 
@@ -28,8 +35,12 @@ import org.joda.time.Instant;
  * be recomputed later and come out the same. {@code last_event_type} is the type of the user's
  * latest event (Silver holds one event per user and instant, so there is no tie).
  */
-public class ComputeUserFeatures
-    extends PTransform<PCollection<UserEvent>, PCollection<UserFeatures>> {
+public class ComputeUserFeatures extends PTransform<PCollection<UserEvent>, PCollectionTuple> {
+  public static final TupleTag<UserFeatures> FEATURES = new TupleTag<>() {};
+
+  /** The events of a user whose row could not be computed ({@code unexpected_error}, Failsafe). */
+  public static final TupleTag<DeadLetter> DEAD_LETTERS = DeadLetter.TAG;
+
   private final PCollectionView<String> asOfDate;
 
   private ComputeUserFeatures(PCollectionView<String> asOfDate) {
@@ -41,14 +52,18 @@ public class ComputeUserFeatures
   }
 
   @Override
-  public PCollection<UserFeatures> expand(PCollection<UserEvent> events) {
+  public PCollectionTuple expand(PCollection<UserEvent> events) {
     return events
         .apply(
             "KeyByUserBucket",
             WithKeys.of((UserEvent e) -> UserBuckets.of(e.getUserId()))
                 .withKeyType(TypeDescriptors.integers()))
         .apply("GroupByUserBucket", GroupByKey.create())
-        .apply("ToFeatures", ParDo.of(new FeaturesFn(asOfDate)).withSideInputs(asOfDate));
+        .apply(
+            "ToFeatures",
+            ParDo.of(new FeaturesFn(asOfDate))
+                .withSideInputs(asOfDate)
+                .withOutputTags(FEATURES, TupleTagList.of(DEAD_LETTERS)));
   }
 
   private static final org.apache.beam.sdk.metrics.Counter ROWS =
@@ -66,18 +81,42 @@ public class ComputeUserFeatures
     public void process(
         @Element KV<Integer, Iterable<UserEvent>> bucket,
         ProcessContext c,
-        OutputReceiver<UserFeatures> out) {
+        MultiOutputReceiver out) {
       String asOf = c.sideInput(asOfDate);
       Map<String, List<UserEvent>> users = new HashMap<>();
       for (UserEvent e : bucket.getValue()) {
         users.computeIfAbsent(e.getUserId(), k -> new ArrayList<>()).add(e);
       }
       for (Map.Entry<String, List<UserEvent>> user : users.entrySet()) {
-        UserFeatures f = features(user.getKey(), user.getValue(), asOf);
+        UserFeatures f;
+        try {
+          f = features(user.getKey(), user.getValue(), asOf);
+        } catch (RuntimeException thrown) {
+          quarantine(user.getValue(), Failsafe.rejection(thrown), out);
+          continue;
+        }
         if (f != null) {
           ROWS.inc();
-          out.output(f);
+          out.get(FEATURES).output(f);
         }
+      }
+    }
+
+    private static void quarantine(
+        List<UserEvent> events, InvalidRecordException e, MultiOutputReceiver out) {
+      for (UserEvent event : events) {
+        Rejections.count("gold_user", e.getReason());
+        out.get(DEAD_LETTERS)
+            .output(
+                DeadLetter.of(
+                    DeadLetter.GOLD,
+                    e.getReason(),
+                    e.getMessage(),
+                    event.getRawLine(),
+                    event.getSource(),
+                    event.getSourceFile(),
+                    event.getEventTimestamp(),
+                    Instant.now()));
       }
     }
   }

@@ -36,7 +36,7 @@ public final class UserFeaturesMedallion extends PTransform<PCollectionTuple, PC
 
   public static final TupleTag<UserEventBronze> BRONZE = IngestUserEvents.EVENTS;
   public static final TupleTag<UserEvent> SILVER = CleanUserEvents.EVENTS;
-  public static final TupleTag<UserFeatures> FEATURES = new TupleTag<>("features") {};
+  public static final TupleTag<UserFeatures> FEATURES = ComputeUserFeatures.FEATURES;
   public static final TupleTag<DeadLetter> DEAD_LETTERS = DeadLetter.TAG;
 
   private final Instant ingestTs;
@@ -73,16 +73,16 @@ public final class UserFeaturesMedallion extends PTransform<PCollectionTuple, PC
             .apply("AllBronze", Flatten.pCollections())
             .apply("Silver", CleanUserEvents.create().withMaxAheadOfIngest(maxAheadOfIngest));
     PCollection<UserEvent> events = silver.get(CleanUserEvents.EVENTS);
-    PCollection<UserFeatures> features =
-        events.apply("Gold", ComputeUserFeatures.asOf(snapshotDate(events)));
+    PCollectionTuple gold = events.apply("Gold", ComputeUserFeatures.asOf(snapshotDate(events)));
     PCollection<DeadLetter> deadLetters =
         PCollectionList.of(bronze.get(IngestUserEvents.DEAD_LETTERS))
             .and(silver.get(CleanUserEvents.QUARANTINE))
             .and(silver.get(CleanUserEvents.DUPLICATES))
+            .and(gold.get(ComputeUserFeatures.DEAD_LETTERS))
             .apply("AllDeadLetters", Flatten.pCollections());
     return PCollectionTuple.of(BRONZE, bronze.get(BRONZE))
         .and(SILVER, events)
-        .and(FEATURES, features)
+        .and(FEATURES, gold.get(ComputeUserFeatures.FEATURES))
         .and(DEAD_LETTERS, deadLetters);
   }
 

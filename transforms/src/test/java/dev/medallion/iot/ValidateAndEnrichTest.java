@@ -21,6 +21,7 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -211,5 +212,59 @@ class ValidateAndEnrichTest {
         .hasMessage("battery_pct -2e308 is beyond the range of a double")
         .extracting("reason")
         .isEqualTo("out_of_range:battery_pct");
+  }
+
+  /** A reading of 10:15:30.123Z that arrived over Kafka at {@code arrival}. */
+  private static BronzeEvent arrived(String arrival) {
+    return IngestToBronze.classify(
+        RawEvent.of(
+            reading("dev-0001", "\"humidity\"", "40", "\"%\""),
+            "kafka",
+            "iot.raw",
+            0,
+            7,
+            Instant.parse(arrival)),
+        new Instant(0));
+  }
+
+  @Test
+  void anEventFarAheadOfItsArrivalIsQuarantinedAsFutureTs(TestPipeline p) {
+    BronzeEvent twoHoursAhead = arrived("2026-11-29T08:15:30.123Z");
+    BronzeEvent oneHourAhead = arrived("2026-11-29T09:15:30.123Z");
+    BronzeEvent replayed = bronze(reading("dev-0001", "\"humidity\"", "40", "\"%\""), 1);
+    PCollectionTuple out =
+        p.apply(Create.of(twoHoursAhead, oneHourAhead, replayed))
+            .apply(ValidateAndEnrich.withRegistry(Events.DEVICES));
+    // The default bound is one hour, inclusive; a file replay has no arrival time to compare.
+    PAssert.that(
+            out.get(ValidateAndEnrich.READINGS)
+                .apply(
+                    "Sources",
+                    MapElements.into(TypeDescriptors.strings()).via(SensorReading::getSource)))
+        .containsInAnyOrder("kafka:iot.raw/0#7", "file:t.ndjson#1");
+    PAssert.thatSingleton(out.get(ValidateAndEnrich.QUARANTINE))
+        .satisfies(
+            d -> {
+              assertThat(d.getReason()).isEqualTo("future_ts");
+              assertThat(d.getDetail())
+                  .isEqualTo(
+                      "event at 2026-11-29T10:15:30.123Z is more than 3600 s ahead of its arrival"
+                          + " at 2026-11-29T08:15:30.123Z (--maxFutureSeconds)");
+              return null;
+            });
+    p.run();
+  }
+
+  @Test
+  void theBoundIsAnOption() {
+    assertThatThrownBy(
+            () ->
+                ValidateAndEnrich.requireNotAheadOfArrival(
+                    arrived("2026-11-29T10:14:30.123Z"), Duration.standardSeconds(30)))
+        .isInstanceOf(InvalidRecordException.class)
+        .extracting("reason")
+        .isEqualTo("future_ts");
+    ValidateAndEnrich.requireNotAheadOfArrival(
+        arrived("2026-11-29T10:14:30.123Z"), Duration.standardSeconds(60));
   }
 }

@@ -3,9 +3,11 @@ package dev.medallion.iot;
 import static dev.medallion.testing.Events.at;
 import static dev.medallion.testing.Events.heartbeat;
 import static dev.medallion.testing.Events.reading;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.medallion.core.DeadLetter;
 import dev.medallion.testing.BeamPipelineExtension;
+import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.schemas.NoSuchSchemaException;
 import org.apache.beam.sdk.testing.PAssert;
@@ -173,6 +175,51 @@ class WindowedDeviceStatsTest {
   }
 
   @Test
+  void lateRecordsArrivingTogetherFireOneLatePaneNotOneEach(TestPipeline p) throws Exception {
+    TestStream<SensorReading> events =
+        TestStream.create(readingCoder(p))
+            .advanceWatermarkTo(at("2026-11-29T10:15:00Z"))
+            .addElements(
+                stamped(
+                    reading(
+                        "dev-0001",
+                        "temperature",
+                        20.0,
+                        "2026-11-29T10:15:10Z",
+                        "2026-11-29T10:15:10Z")))
+            .advanceWatermarkTo(at("2026-11-29T10:17:00Z"))
+            // Two late records within the allowed lateness, a second apart in processing time.
+            .addElements(
+                stamped(
+                    reading(
+                        "dev-0001",
+                        "temperature",
+                        22.0,
+                        "2026-11-29T10:15:30Z",
+                        "2026-11-29T10:17:00Z")))
+            .advanceProcessingTime(Duration.standardSeconds(1))
+            .addElements(
+                stamped(
+                    reading(
+                        "dev-0001",
+                        "temperature",
+                        24.0,
+                        "2026-11-29T10:15:40Z",
+                        "2026-11-29T10:17:01Z")))
+            .advanceProcessingTime(Duration.standardSeconds(10))
+            .advanceWatermarkToInfinity();
+    PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO);
+
+    String window = "|" + W1015.start() + "/" + W1015.end();
+    PAssert.that(described(out))
+        .inWindow(W1015)
+        .containsInAnyOrder(
+            "dev-0001|ON_TIME|0|1|20.0|20.0|20.0|null|null|0|null|null|null" + window,
+            "dev-0001|LATE|1|3|22.0|20.0|24.0|null|null|0|null|null|null" + window);
+    p.run();
+  }
+
+  @Test
   void aRecordLaterThanTheAllowedLatenessIsATooLateDeadLetter(TestPipeline p) throws Exception {
     SensorReading tooLate =
         reading("dev-0001", "temperature", 99.0, "2026-11-29T10:15:55Z", "2026-11-29T10:18:30Z");
@@ -239,6 +286,33 @@ class WindowedDeviceStatsTest {
                 + W1015.end());
     PAssert.that(out.get(WindowedDeviceStats.TOO_LATE)).empty();
     p.run();
+  }
+
+  @Test
+  void aRecordTheRunnerDropsBehindItsWatermarkIsCountedNotSilent(TestPipeline p) throws Exception {
+    // As above, but with no slack: the watermark (10:18:30) is past the window's end plus the
+    // allowed lateness (10:17:59.999), so the runner drops the record Medallion kept. The run
+    // still tells: RunnerDrops reads the runner's own counter.
+    TestStream<SensorReading> events =
+        TestStream.create(readingCoder(p))
+            .advanceWatermarkTo(at("2026-11-29T10:18:30Z"))
+            .addElements(
+                stamped(
+                    reading(
+                        "dev-0002",
+                        "pressure",
+                        1000.0,
+                        "2026-11-29T10:15:20Z",
+                        "2026-11-29T10:17:00Z")))
+            .advanceWatermarkToInfinity();
+    PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO);
+
+    PAssert.that(described(out)).empty();
+    PAssert.that(out.get(WindowedDeviceStats.TOO_LATE)).empty();
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    // Two groupings (per device, per site) each drop the record once.
+    assertThat(dev.medallion.core.RunnerDrops.count(result)).isEqualTo(2);
   }
 
   @Test
