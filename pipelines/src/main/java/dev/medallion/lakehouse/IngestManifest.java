@@ -55,17 +55,32 @@ public final class IngestManifest {
     return new Plan(new ArrayList<>(fresh), matching.size(), undone);
   }
 
-  /** Deletes what runs that died before finishing Bronze wrote; returns their run ids. */
+  /**
+   * Deletes what runs that died before finishing Bronze wrote; returns their run ids. A run whose
+   * {@code .txt} exists is committed even when its {@code .pending} is still there: on S3 the
+   * commit's rename is a copy (whole or nothing) and then a delete, and a run killed between the
+   * two did finish. Only its stale {@code .pending} is removed.
+   */
   public static List<String> undoUnfinished(Lakehouse lake, String manifests, List<String> tables)
       throws IOException {
     List<String> undone = new ArrayList<>();
     for (MatchResult.Metadata md : manifests(manifests, "pending")) {
       String name = md.resourceId().getFilename();
       String runId = name.substring(0, name.length() - ".pending".length());
+      if (exists(manifest(manifests, runId, "txt"))) {
+        FileSystems.delete(
+            List.of(md.resourceId()), MoveOptions.StandardMoveOptions.IGNORE_MISSING_FILES);
+        continue;
+      }
       undo(lake, manifests, runId, tables);
       undone.add(runId);
     }
     return undone;
+  }
+
+  private static boolean exists(ResourceId file) throws IOException {
+    MatchResult m = FileSystems.match(file.toString(), EmptyMatchTreatment.ALLOW);
+    return m.status() == MatchResult.Status.OK && !m.metadata().isEmpty();
   }
 
   /** Deletes the files run {@code runId} wrote to {@code tables}, then its pending manifest. */

@@ -18,6 +18,9 @@ public record Lakehouse(String root) {
   /** One marker per run id ever used here, so that no run can overwrite another's files. */
   public static final String RUNS = "_runs";
 
+  /** Where a run stages the tables it replaces: {@code _staging/<runId>/…}. */
+  public static final String STAGING = "_staging";
+
   /** Every table of the IoT pipeline. */
   public static final java.util.List<String> IOT_TABLES =
       java.util.List.of(

@@ -49,6 +49,30 @@ public final class TablePublisher {
     cleanUp(staging);
   }
 
+  /**
+   * Deletes the staging folders of runs that were killed before they published or discarded them.
+   * Call it only while holding the {@link LakehouseLock}: then no other run is live. Local
+   * lakehouses only (an {@code s3://} one has no lock to prove a run dead).
+   */
+  public static List<String> discardAbandonedStaging(Lakehouse lake) throws IOException {
+    List<String> discarded = new ArrayList<>();
+    if (!LakehouseLock.supported(lake.root())) {
+      return discarded;
+    }
+    java.nio.file.Path staging = java.nio.file.Path.of(lake.table(Lakehouse.STAGING));
+    if (!java.nio.file.Files.isDirectory(staging)) {
+      return discarded;
+    }
+    try (var runs = java.nio.file.Files.list(staging)) {
+      for (java.nio.file.Path run : runs.sorted().toList()) {
+        cleanUp(run.toString());
+        discarded.add(run.getFileName().toString());
+      }
+    }
+    cleanUp(staging.toString());
+    return discarded;
+  }
+
   /** Removes what is left of a local staging folder (object stores have no empty folders). */
   public static void cleanUp(String staging) throws IOException {
     java.nio.file.Path dir;

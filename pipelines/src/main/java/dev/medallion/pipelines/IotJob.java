@@ -20,6 +20,7 @@ import dev.medallion.iot.WindowedDeviceStats;
 import dev.medallion.lakehouse.Catalog;
 import dev.medallion.lakehouse.IngestManifest;
 import dev.medallion.lakehouse.Lakehouse;
+import dev.medallion.lakehouse.LakehouseLock;
 import dev.medallion.lakehouse.RunIds;
 import dev.medallion.lakehouse.TablePublisher;
 import java.io.IOException;
@@ -62,6 +63,13 @@ public final class IotJob {
    * half-done and throws a {@link MedallionException} saying why in one line.
    */
   public static @Nullable PipelineResult run(Stage stage, IotOptions options) throws IOException {
+    try (LakehouseLock lock = LakehouseLock.acquire(options.getLakehouse(), options.getRunId())) {
+      return runLocked(stage, options);
+    }
+  }
+
+  private static @Nullable PipelineResult runLocked(Stage stage, IotOptions options)
+      throws IOException {
     try {
       Catalog.register(options.getLakehouse());
     } catch (IOException e) {
@@ -71,6 +79,10 @@ public final class IotJob {
     String name = "medallion " + (stage == Stage.ALL ? "run" : stage.name().toLowerCase());
     String runId = options.getRunId();
     Lakehouse lake = new Lakehouse(options.getLakehouse());
+    List<String> abandoned = TablePublisher.discardAbandonedStaging(lake);
+    if (!abandoned.isEmpty()) {
+      System.err.println(name + ": removed the staging of killed run(s) " + abandoned);
+    }
     List<String> files = replayFiles(stage, options, lake, name);
     if (files != null && files.isEmpty()) {
       return null;
@@ -78,7 +90,7 @@ public final class IotJob {
     // Silver and Gold alone are recomputed from the whole previous layer: staged, then they
     // replace their tables, so a rerun gives the same tables instead of a second copy.
     boolean replaces = stage == Stage.SILVER || stage == Stage.GOLD;
-    Lakehouse staged = new Lakehouse(lake.table("_staging/" + runId));
+    Lakehouse staged = new Lakehouse(lake.table(Lakehouse.STAGING + "/" + runId));
     Pipeline p = Pipeline.create(options);
     // Built before anything is written: a bad flag or registry leaves the lakehouse untouched.
     build(p, stage, options, files, lake, replaces ? staged : lake);
@@ -206,17 +218,26 @@ public final class IotJob {
       Lakehouse writeTo) {
     Duration allowed = Duration.standardSeconds(o.getAllowedLatenessSeconds());
     Duration slack = Duration.standardSeconds(o.getWatermarkSlackSeconds());
+    Duration maxAhead = Duration.standardSeconds(o.getMaxFutureSeconds());
+    if (o.getMaxFutureSeconds() < 0 || o.getAllowedLatenessSeconds() < 0) {
+      throw new IllegalArgumentException(
+          "--maxFutureSeconds and --allowedLatenessSeconds must be 0 or more");
+    }
     PCollectionTuple layers =
         switch (stage) {
           case ALL ->
               source(p, o, files)
                   .apply(
                       "IotMedallion",
-                      IotMedallion.withRegistry(registry(o)).withLateness(allowed, slack));
+                      IotMedallion.withRegistry(registry(o))
+                          .withLateness(allowed, slack)
+                          .withMaxAheadOfArrival(maxAhead));
           case BRONZE -> source(p, o, files).apply("Bronze", IngestToBronze.create());
           case SILVER ->
               read(p, readFrom, Lakehouse.BRONZE_IOT, BronzeEvent.class, BronzeEvent::getEventTs)
-                  .apply("Silver", ValidateAndEnrich.withRegistry(registry(o)));
+                  .apply(
+                      "Silver",
+                      ValidateAndEnrich.withRegistry(registry(o)).withMaxAheadOfArrival(maxAhead));
           case GOLD ->
               PCollectionTuple.of(
                       IotMedallion.READINGS,

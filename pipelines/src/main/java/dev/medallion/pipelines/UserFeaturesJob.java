@@ -6,6 +6,7 @@ import dev.medallion.core.ReadTable;
 import dev.medallion.lakehouse.Catalog;
 import dev.medallion.lakehouse.IngestManifest;
 import dev.medallion.lakehouse.Lakehouse;
+import dev.medallion.lakehouse.LakehouseLock;
 import dev.medallion.lakehouse.RunIds;
 import dev.medallion.lakehouse.TablePublisher;
 import dev.medallion.users.UserEventBronze;
@@ -37,14 +38,24 @@ public final class UserFeaturesJob {
 
   public static Summary run(UsersOptions o) throws IOException {
     validate(o);
+    try (LakehouseLock lock = LakehouseLock.acquire(o.getLakehouse(), o.getRunId())) {
+      return runLocked(o);
+    }
+  }
+
+  private static Summary runLocked(UsersOptions o) throws IOException {
     Lakehouse lake = new Lakehouse(o.getLakehouse());
+    List<String> abandoned = TablePublisher.discardAbandonedStaging(lake);
+    if (!abandoned.isEmpty()) {
+      System.err.println("removed the staging of killed run(s) " + abandoned);
+    }
     Catalog.register(o.getLakehouse());
     String manifests = lake.table(Lakehouse.MANIFEST_USERS);
     List<String> bronzeTables =
         List.of(Lakehouse.BRONZE_USERS, Lakehouse.QUARANTINE_USERS + "/stage=bronze");
     IngestManifest.Plan plan = IngestManifest.plan(lake, manifests, bronzeTables, o.getInput());
     List<String> fresh = plan.fresh();
-    Lakehouse staged = new Lakehouse(lake.table("_staging/" + o.getRunId()));
+    Lakehouse staged = new Lakehouse(lake.table(Lakehouse.STAGING + "/" + o.getRunId()));
     Pipeline p = Pipeline.create(o);
     build(p, fresh, lake, staged, o);
     RunIds.claim(lake, o.getRunId());

@@ -40,6 +40,20 @@ class FaultsTest {
     return new Outcome(code, captured.toString());
   }
 
+  /** {@code medallion args} in a JVM of its own (to be killed, or to run beside this one). */
+  private Process child(String log, String... args) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(Medallion.class.getName());
+    command.addAll(List.of(args));
+    return new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(tmp.resolve(log).toFile())
+        .start();
+  }
+
   private static long count(Path lake, String sql) throws Exception {
     try (LakeSql s = new LakeSql(lake.toString())) {
       return s.scalarLong(sql);
@@ -55,6 +69,83 @@ class FaultsTest {
       }
     }
     return in;
+  }
+
+  @Test
+  void aCommitThatDiedBetweenCopyAndDeleteStaysCommitted() throws Exception {
+    // On S3 the manifest commit (rename .pending -> .txt) is a copy, then a delete. A run killed
+    // between the two leaves both files: the run is committed, and the next run must not undo it.
+    Path lake = tmp.resolve("lake");
+    Path a = usersInput("a");
+    Outcome first = medallion("users", "--lakehouse=" + lake, "--input=" + a + "/*", "--runId=one");
+    assertThat(first.code()).as(first.err()).isZero();
+    long bronze = count(lake, "SELECT count(*) FROM bronze_user_events");
+    long silver = count(lake, "SELECT count(*) FROM silver_user_events");
+    Path manifests = lake.resolve("bronze/user_events/_manifest");
+    Files.copy(manifests.resolve("one.txt"), manifests.resolve("one.pending"));
+
+    Outcome again = medallion("users", "--lakehouse=" + lake, "--input=" + a + "/*", "--runId=two");
+    assertThat(again.code()).as(again.err()).isZero();
+    assertThat(again.err()).doesNotContain("undid");
+    assertThat(count(lake, "SELECT count(*) FROM bronze_user_events")).isEqualTo(bronze);
+    assertThat(count(lake, "SELECT count(*) FROM silver_user_events")).isEqualTo(silver);
+    assertThat(manifests.resolve("one.pending")).doesNotExist();
+    assertThat(manifests.resolve("one.txt")).exists();
+  }
+
+  @Test
+  void aSecondWriterWhileARunIsGoingIsRefusedAndNothingIsLost() throws Exception {
+    Path lake = tmp.resolve("lake");
+    // A live run in another JVM: 20 minutes of event time at 60x, about 20 s.
+    Process child =
+        child("live.log", "run", "--lakehouse=" + lake, "--durationMinutes=20", "--runId=live");
+    Path lock = lake.resolve("_lock");
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    while (child.isAlive()
+        && System.nanoTime() < deadline
+        && !(Files.exists(lock) && Files.readString(lock).contains("run live"))) {
+      Thread.sleep(100);
+    }
+    assertThat(child.isAlive()).as("the live run holds the lakehouse").isTrue();
+
+    Path a = usersInput("a");
+    Outcome second =
+        medallion("users", "--lakehouse=" + lake, "--input=" + a + "/*", "--runId=second");
+    assertThat(second.code()).isEqualTo(1);
+    assertThat(second.err())
+        .contains("is being written by another run (run live")
+        .doesNotContain("\tat ");
+    assertThat(lake.resolve("_runs/second")).doesNotExist();
+    assertThat(lake.resolve(Lakehouse.MANIFEST_USERS)).doesNotExist();
+
+    assertThat(child.waitFor(3, TimeUnit.MINUTES)).isTrue();
+    assertThat(child.exitValue()).as(Files.readString(tmp.resolve("live.log"))).isZero();
+    assertThat(count(lake, "SELECT count(*) FROM gold_device_minute")).isPositive();
+    // Once the live run ended, the same users run goes through, and loses nothing.
+    Outcome after =
+        medallion("users", "--lakehouse=" + lake, "--input=" + a + "/*", "--runId=second");
+    assertThat(after.code()).as(after.err()).isZero();
+    long lines = 0;
+    try (Stream<Path> files = Files.list(a)) {
+      for (Path f : files.toList()) {
+        lines += Files.readAllLines(f).size();
+      }
+    }
+    long rows = count(lake, "SELECT count(*) FROM bronze_user_events");
+    long dead = count(lake, "SELECT count(*) FROM quarantine_user_events WHERE stage = 'bronze'");
+    assertThat(rows + dead).isEqualTo(lines);
+  }
+
+  @Test
+  void theStagingOfAKilledRunIsRemovedByTheNextRun() throws Exception {
+    Path lake = tmp.resolve("lake");
+    Path staged = lake.resolve("_staging/killed/silver/user_events/event_date=2026-11-28");
+    Files.createDirectories(staged);
+    Files.writeString(staged.resolve("part-killed-00000-of-00001.parquet"), "half a file");
+    Outcome run = medallion("users", "--lakehouse=" + lake, "--input=" + usersInput("a") + "/*");
+    assertThat(run.code()).as(run.err()).isZero();
+    assertThat(run.err()).contains("removed the staging of killed run(s) [killed]");
+    assertThat(lake.resolve("_staging/killed")).doesNotExist();
   }
 
   @Test
@@ -106,23 +197,14 @@ class FaultsTest {
   @Test
   void aReplayKilledMidwayThenRerunHoldsEveryLineOnce() throws Exception {
     Path lake = tmp.resolve("lake");
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(Medallion.class.getName());
-    command.addAll(
-        List.of(
+    Process child =
+        child(
+            "child.log",
             "run",
             "--lakehouse=" + lake,
             "--devices=" + Runs.DEVICES,
             "--input=" + Runs.EVENTS,
-            "--runId=killed"));
-    Process child =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(tmp.resolve("child.log").toFile())
-            .start();
+            "--runId=killed");
     Path bronze = lake.resolve(Lakehouse.BRONZE_IOT);
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
     while (!hasParquet(bronze) && child.isAlive() && System.nanoTime() < deadline) {
