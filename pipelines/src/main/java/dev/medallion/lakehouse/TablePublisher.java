@@ -22,6 +22,7 @@ public final class TablePublisher {
   /** Replaces every Parquet file of {@code target} with those under {@code staging}. */
   public static int replaceTable(String staging, String target) throws IOException {
     delete(parquetFiles(target));
+    CrashPoints.reached(CrashPoints.REPLACE_DELETED_OLD);
     return move(staging, target);
   }
 

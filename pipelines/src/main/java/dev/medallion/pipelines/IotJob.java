@@ -18,6 +18,7 @@ import dev.medallion.iot.SensorReading;
 import dev.medallion.iot.ValidateAndEnrich;
 import dev.medallion.iot.WindowedDeviceStats;
 import dev.medallion.lakehouse.Catalog;
+import dev.medallion.lakehouse.CrashPoints;
 import dev.medallion.lakehouse.IngestManifest;
 import dev.medallion.lakehouse.Lakehouse;
 import dev.medallion.lakehouse.LakehouseLock;
@@ -111,6 +112,7 @@ public final class IotJob {
     if (result.getState() != PipelineResult.State.DONE) {
       undo(lake, runId, files, replaces, staged);
     } else if (files != null) {
+      CrashPoints.reached(CrashPoints.BEFORE_COMMIT);
       IngestManifest.commit(manifests, runId);
     } else if (replaces) {
       publish(stage, staged, lake);

@@ -4,6 +4,7 @@ import dev.medallion.core.MedallionException;
 import dev.medallion.core.ReadNdjsonLines;
 import dev.medallion.core.ReadTable;
 import dev.medallion.lakehouse.Catalog;
+import dev.medallion.lakehouse.CrashPoints;
 import dev.medallion.lakehouse.IngestManifest;
 import dev.medallion.lakehouse.Lakehouse;
 import dev.medallion.lakehouse.LakehouseLock;
@@ -79,9 +80,11 @@ public final class UserFeaturesJob {
       TablePublisher.discard(staged.root());
       throw e;
     }
+    CrashPoints.reached(CrashPoints.BEFORE_COMMIT);
     IngestManifest.commit(manifests, o.getRunId());
     TablePublisher.replaceTable(
         staged.table(Lakehouse.SILVER_USERS), lake.table(Lakehouse.SILVER_USERS));
+    CrashPoints.reached(CrashPoints.MID_PUBLISH);
     TablePublisher.replaceTable(
         staged.table(Lakehouse.QUARANTINE_USERS + "/stage=silver"),
         lake.table(Lakehouse.QUARANTINE_USERS + "/stage=silver"));

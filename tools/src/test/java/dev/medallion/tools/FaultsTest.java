@@ -42,16 +42,7 @@ class FaultsTest {
 
   /** {@code medallion args} in a JVM of its own (to be killed, or to run beside this one). */
   private Process child(String log, String... args) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(Medallion.class.getName());
-    command.addAll(List.of(args));
-    return new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(tmp.resolve(log).toFile())
-        .start();
+    return ChildJvm.start(tmp.resolve(log), List.of(), args);
   }
 
   private static long count(Path lake, String sql) throws Exception {

@@ -1,0 +1,91 @@
+package dev.medallion.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.medallion.lakehouse.CrashPoints;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Real crashes: a {@code users} run in a JVM of its own halts (as {@code kill -9} would) at a
+ * chosen point of its table protocol; a rerun must then leave the same tables as one uninterrupted
+ * run: every input line in Bronze or its quarantine exactly once, the same Silver, Gold and
+ * quarantine.
+ */
+class CrashTest {
+  private static final List<String> TABLES =
+      List.of(
+          "SELECT source_file, line_number FROM bronze_user_events ORDER BY ALL",
+          "SELECT user_id, event_type, event_timestamp, source_file, line_number"
+              + " FROM silver_user_events ORDER BY ALL",
+          "SELECT user_id, event_count, click_count, purchase_count, last_event_type,"
+              + " last_feature_hash, as_of_date FROM gold_user_features ORDER BY ALL",
+          "SELECT stage, reason, source FROM quarantine_user_events ORDER BY ALL");
+
+  @TempDir static Path shared;
+  private static Path input;
+  private static List<String> uninterrupted;
+
+  @BeforeAll
+  static void anUninterruptedRun() throws Exception {
+    input = shared.resolve("input");
+    Files.createDirectories(input);
+    try (Stream<Path> files = Files.list(UserFeaturesEndToEndTest.USERS.resolve("raw"))) {
+      for (Path f : files.toList()) {
+        Files.copy(f, input.resolve(f.getFileName()));
+      }
+    }
+    Path lake = shared.resolve("reference");
+    FaultsTest.Outcome run =
+        FaultsTest.medallion("users", "--lakehouse=" + lake, "--input=" + input + "/*");
+    assertThat(run.code()).as(run.err()).isZero();
+    uninterrupted = tables(lake);
+  }
+
+  private static List<String> tables(Path lake) throws Exception {
+    try (LakeSql sql = new LakeSql(lake.toString())) {
+      List<String> out = new java.util.ArrayList<>();
+      for (String q : TABLES) {
+        out.add(sql.table(q));
+      }
+      return out;
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        CrashPoints.BEFORE_COMMIT,
+        CrashPoints.REPLACE_DELETED_OLD,
+        CrashPoints.MID_PUBLISH
+      })
+  void aRunKilledAtAnyPointThenRerunEqualsAnUninterruptedRun(String point, @TempDir Path tmp)
+      throws Exception {
+    Path lake = tmp.resolve("lake");
+    Process child =
+        ChildJvm.start(
+            tmp.resolve("crashed.log"),
+            List.of("-Dmedallion.crashAt=" + point),
+            "users",
+            "--lakehouse=" + lake,
+            "--input=" + input + "/*",
+            "--runId=crashed");
+    assertThat(child.waitFor(3, TimeUnit.MINUTES)).isTrue();
+    assertThat(child.exitValue())
+        .as("halted at %s: %s", point, Files.readString(tmp.resolve("crashed.log")))
+        .isEqualTo(137);
+
+    FaultsTest.Outcome rerun =
+        FaultsTest.medallion("users", "--lakehouse=" + lake, "--input=" + input + "/*");
+    assertThat(rerun.code()).as(rerun.err()).isZero();
+    assertThat(tables(lake)).isEqualTo(uninterrupted);
+    assertThat(lake.resolve("_staging/crashed")).doesNotExist();
+  }
+}
