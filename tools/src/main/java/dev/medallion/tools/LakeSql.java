@@ -66,8 +66,9 @@ public final class LakeSql implements AutoCloseable {
   }
 
   /**
-   * Views of what users read of the Gold tables: the newest pane of each window. Name → {base
-   * table, query}.
+   * Views of what users read of the Gold tables: the newest row of each window, the one written
+   * last (a restarted job numbers its panes from 0 again, so the pane index alone would let a stale
+   * row win). Name → {base table, query}.
    */
   static final Map<String, String[]> CURRENT_VIEWS =
       Map.of(
@@ -79,7 +80,8 @@ public final class LakeSql implements AutoCloseable {
   private static String newestPane(String table, String key) {
     return "SELECT * EXCLUDE (pane_rank) FROM (SELECT *, row_number() OVER (PARTITION BY "
         + key
-        + ", window_start ORDER BY pane_index DESC) AS pane_rank FROM "
+        + ", window_start ORDER BY written_at DESC NULLS LAST, pane_index DESC) AS pane_rank"
+        + " FROM "
         + table
         + ") WHERE pane_rank = 1";
   }

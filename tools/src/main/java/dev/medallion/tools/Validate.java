@@ -221,7 +221,8 @@ public class Validate implements Callable<Integer> {
     long current = sql.scalarLong("SELECT count(*) FROM " + LakeSql.DEVICE_MINUTE_CURRENT);
     long samePane =
         sql.scalarLong(
-            "SELECT count(*) FROM (SELECT device_id, window_start, pane_index FROM gold_device_minute"
+            "SELECT count(*) FROM (SELECT device_id, window_start, pane_index, written_at"
+                + " FROM gold_device_minute"
                 + " GROUP BY ALL HAVING count(*) > 1)");
     check(
         "gold",

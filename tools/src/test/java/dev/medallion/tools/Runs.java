@@ -41,14 +41,14 @@ final class Runs {
       List<String> out = new ArrayList<>();
       for (List<Object> row :
           sql.rows(
-              "SELECT * EXCLUDE (pane_index, pane_timing) FROM "
+              "SELECT * EXCLUDE (pane_index, pane_timing, written_at) FROM "
                   + LakeSql.DEVICE_MINUTE_CURRENT
                   + " ORDER BY device_id, window_start")) {
         out.add(row.toString());
       }
       for (List<Object> row :
           sql.rows(
-              "SELECT * EXCLUDE (pane_index, pane_timing) FROM "
+              "SELECT * EXCLUDE (pane_index, pane_timing, written_at) FROM "
                   + LakeSql.SITE_MINUTE_CURRENT
                   + " ORDER BY site, window_start")) {
         out.add(row.toString());

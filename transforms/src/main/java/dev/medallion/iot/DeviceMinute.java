@@ -74,6 +74,14 @@ public abstract class DeviceMinute {
   @SchemaFieldNumber("17")
   public abstract String getDate();
 
+  /**
+   * When this row was computed (processing time). A restarted job or a rerun stage numbers its
+   * panes from 0 again, so the newest row of a window is the latest written, not the highest pane
+   * index. Null in files written before the column existed.
+   */
+  @SchemaFieldNumber("18")
+  public abstract @Nullable Instant getWrittenAt();
+
   public static DeviceMinute of(
       String deviceId,
       String site,
@@ -82,7 +90,8 @@ public abstract class DeviceMinute {
       Instant windowEnd,
       MinuteStats stats,
       long paneIndex,
-      String paneTiming) {
+      String paneTiming,
+      Instant writtenAt) {
     return new AutoValue_DeviceMinute(
         deviceId,
         site,
@@ -101,6 +110,7 @@ public abstract class DeviceMinute {
         stats.getLastStatus(),
         paneIndex,
         paneTiming,
-        dev.medallion.core.EventTimestamps.utcDate(windowStart));
+        dev.medallion.core.EventTimestamps.utcDate(windowStart),
+        writtenAt);
   }
 }

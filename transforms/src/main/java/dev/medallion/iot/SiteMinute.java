@@ -66,13 +66,22 @@ public abstract class SiteMinute {
   @SchemaFieldNumber("15")
   public abstract String getDate();
 
+  /**
+   * When this row was computed (processing time). A restarted job or a rerun stage numbers its
+   * panes from 0 again, so the newest row of a window is the latest written, not the highest pane
+   * index. Null in files written before the column existed.
+   */
+  @SchemaFieldNumber("16")
+  public abstract @Nullable Instant getWrittenAt();
+
   public static SiteMinute of(
       String site,
       Instant windowStart,
       Instant windowEnd,
       MinuteStats stats,
       long paneIndex,
-      String paneTiming) {
+      String paneTiming,
+      Instant writtenAt) {
     return new AutoValue_SiteMinute(
         site,
         windowStart,
@@ -89,6 +98,7 @@ public abstract class SiteMinute {
         stats.getRssiDbmAvg(),
         paneIndex,
         paneTiming,
-        dev.medallion.core.EventTimestamps.utcDate(windowStart));
+        dev.medallion.core.EventTimestamps.utcDate(windowStart),
+        writtenAt);
   }
 }

@@ -346,7 +346,8 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
           window.end(),
           MinuteStats.of(readings, heartbeats),
           pane.getIndex(),
-          pane.getTiming().name());
+          pane.getTiming().name(),
+          Instant.now());
     }
   }
 
@@ -368,7 +369,8 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
                 MinuteStats.of(
                     e.getValue().getAll(READINGS_SIDE), e.getValue().getAll(HEARTBEATS_SIDE)),
                 pane.getIndex(),
-                pane.getTiming().name());
+                pane.getTiming().name(),
+                Instant.now());
       } catch (RuntimeException thrown) {
         quarantineGroup(e.getValue(), thrown, out);
         return;
