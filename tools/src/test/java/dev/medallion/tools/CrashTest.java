@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -86,6 +87,47 @@ class CrashTest {
         FaultsTest.medallion("users", "--lakehouse=" + lake, "--input=" + input + "/*");
     assertThat(rerun.code()).as(rerun.err()).isZero();
     assertThat(tables(lake)).isEqualTo(uninterrupted);
+    assertThat(lake.resolve("_staging/crashed")).doesNotExist();
+  }
+
+  private static final String SILVER =
+      "SELECT device_id, sensor_type, value, event_ts, source FROM silver_sensor_readings"
+          + " ORDER BY ALL";
+
+  @Test
+  void aSilverStageKilledWhileReplacingItsTableThenRerunEqualsAnUninterruptedOne(@TempDir Path tmp)
+      throws Exception {
+    Path lake = tmp.resolve("lake");
+    String[] bronze = {
+      "bronze", "--lakehouse=" + lake, "--input=" + Runs.EVENTS, "--devices=" + Runs.DEVICES
+    };
+    assertThat(FaultsTest.medallion(bronze).code()).isZero();
+    String[] silver = {"silver", "--lakehouse=" + lake, "--devices=" + Runs.DEVICES};
+    assertThat(FaultsTest.medallion(silver).code()).isZero();
+    String uninterrupted;
+    try (LakeSql sql = new LakeSql(lake.toString())) {
+      uninterrupted = sql.table(SILVER);
+    }
+
+    Process child =
+        ChildJvm.start(
+            tmp.resolve("crashed.log"),
+            List.of("-Dmedallion.crashAt=" + CrashPoints.REPLACE_DELETED_OLD),
+            "silver",
+            "--lakehouse=" + lake,
+            "--devices=" + Runs.DEVICES,
+            "--runId=crashed");
+    assertThat(child.waitFor(3, TimeUnit.MINUTES)).isTrue();
+    assertThat(child.exitValue()).isEqualTo(137);
+    // The halt came after the old files were deleted and before the new ones were moved in.
+    try (Stream<Path> files = Files.walk(lake.resolve("silver/sensor_readings"))) {
+      assertThat(files.filter(f -> f.toString().endsWith(".parquet")).count()).isZero();
+    }
+
+    assertThat(FaultsTest.medallion(silver).code()).isZero();
+    try (LakeSql sql = new LakeSql(lake.toString())) {
+      assertThat(sql.table(SILVER)).isEqualTo(uninterrupted);
+    }
     assertThat(lake.resolve("_staging/crashed")).doesNotExist();
   }
 }
