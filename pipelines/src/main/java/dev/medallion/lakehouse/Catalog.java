@@ -1,10 +1,6 @@
 package dev.medallion.lakehouse;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.medallion.core.DeadLetter;
-import dev.medallion.core.Json;
 import dev.medallion.iot.BronzeEvent;
 import dev.medallion.iot.DeviceMinute;
 import dev.medallion.iot.Heartbeat;
@@ -13,22 +9,15 @@ import dev.medallion.iot.SiteMinute;
 import dev.medallion.users.UserEvent;
 import dev.medallion.users.UserEventBronze;
 import dev.medallion.users.UserFeatures;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.channels.Channels;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.beam.sdk.io.FileSystems;
-import org.apache.beam.sdk.io.fs.ResourceId;
 import org.apache.beam.sdk.schemas.NoSuchSchemaException;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.schemas.SchemaRegistry;
 
 /**
  * Every table of the lakehouse, declared once: its name for SQL, its folder, the record class whose
- * Beam schema is the table's schema, and its partition columns. {@link #register} writes it to
- * {@code <lakehouse>/_catalog/tables.json}, where the query tool finds the tables by name.
+ * Beam schema is the table's schema, and its partition columns. {@link LakeTables} keeps each as an
+ * Iceberg table {@code <layer>.<name>} (e.g. {@code silver.user_events}) at that folder.
  */
 public final class Catalog {
   private Catalog() {}
@@ -98,56 +87,11 @@ public final class Catalog {
         .orElseThrow(() -> new IllegalArgumentException("no table named " + name));
   }
 
-  /** Writes the catalog into the lakehouse (local or {@code s3://}). */
-  public static void register(String lakehouse) throws IOException {
-    ObjectNode root = Json.mapper().createObjectNode();
-    root.put("format_version", 1);
-    ArrayNode tables = root.putArray("tables");
-    for (Table t : TABLES) {
-      ObjectNode node = tables.addObject();
-      node.put("name", t.name());
-      node.put("path", t.path());
-      node.put("format", "parquet");
-      node.putPOJO("partition_columns", t.partitions());
-      ArrayNode columns = node.putArray("columns");
-      for (Schema.Field f : t.schema().getFields()) {
-        columns
-            .addObject()
-            .put("name", f.getName())
-            .put("type", f.getType().getTypeName().name())
-            .put("nullable", f.getType().getNullable());
-      }
-    }
-    ResourceId file =
-        FileSystems.matchNewResource(new Lakehouse(lakehouse).table("_catalog/tables.json"), false);
-    try (OutputStream out =
-        Channels.newOutputStream(FileSystems.create(file, "application/json"))) {
-      out.write(
-          Json.mapper()
-              .writerWithDefaultPrettyPrinter()
-              .writeValueAsString(root)
-              .getBytes(StandardCharsets.UTF_8));
-    }
-  }
-
-  /** The names and folders of the tables a lakehouse's catalog lists. */
-  public static List<String[]> read(String lakehouse) throws IOException {
-    String path = new Lakehouse(lakehouse).table("_catalog/tables.json");
-    ResourceId file;
-    try {
-      file = FileSystems.matchSingleFileSpec(path).resourceId();
-    } catch (java.io.FileNotFoundException e) {
-      throw new IllegalArgumentException(
-          "no catalog at " + path + ": run a pipeline on this lakehouse first");
-    }
-    JsonNode root;
-    try (var in = Channels.newInputStream(FileSystems.open(file))) {
-      root = Json.mapper().readTree(in);
-    }
-    List<String[]> out = new ArrayList<>();
-    for (JsonNode t : root.get("tables")) {
-      out.add(new String[] {t.get("name").asText(), t.get("path").asText()});
-    }
-    return out;
+  /** The table kept in the folder {@code path} (e.g. {@code silver/user_events}). */
+  public static Table byPath(String path) {
+    return TABLES.stream()
+        .filter(t -> t.path().equals(path))
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no table at " + path));
   }
 }

@@ -9,14 +9,11 @@ package dev.medallion.lakehouse;
 public final class CrashPoints {
   private CrashPoints() {}
 
-  /** The job succeeded and its files are written; its manifest is not committed yet. */
+  /** The job succeeded and its files are written; nothing is committed yet. */
   public static final String BEFORE_COMMIT = "before-commit";
 
-  /** Publishing: Silver is replaced, the other staged tables are not yet. */
+  /** The run's first commit is in (Bronze, with its ingested files); its other tables not yet. */
   public static final String MID_PUBLISH = "mid-publish";
-
-  /** Replacing a table: its old files are deleted, the new ones not yet moved in. */
-  public static final String REPLACE_DELETED_OLD = "replace-deleted-old";
 
   public static void reached(String point) {
     if (point.equals(System.getProperty("medallion.crashAt"))) {

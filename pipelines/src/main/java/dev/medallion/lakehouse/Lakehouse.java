@@ -12,14 +12,9 @@ public record Lakehouse(String root) {
   public static final String SILVER_USERS = "silver/user_events";
   public static final String GOLD_USER_FEATURES = "gold/user_features";
   public static final String QUARANTINE_USERS = "quarantine/user_events";
-  public static final String MANIFEST_USERS = "bronze/user_events/_manifest";
-  public static final String MANIFEST_IOT = "bronze/iot_events/_manifest";
 
   /** One marker per run id ever used here, so that no run can overwrite another's files. */
   public static final String RUNS = "_runs";
-
-  /** Where a run stages the tables it replaces: {@code _staging/<runId>/…}. */
-  public static final String STAGING = "_staging";
 
   /** Every table of the IoT pipeline. */
   public static final java.util.List<String> IOT_TABLES =

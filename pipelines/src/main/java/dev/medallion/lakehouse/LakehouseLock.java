@@ -13,15 +13,16 @@ import java.nio.file.StandardOpenOption;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * One writing run at a time per lakehouse. A job that writes holds {@code <lakehouse>/_lock}, an
- * operating-system file lock owned by its JVM: a run that dies, even by {@code kill -9}, lets go at
- * once, so a dead run never blocks the next. A second run started meanwhile stops before it touches
- * anything, with one line naming the run that holds the lakehouse, instead of undoing or
- * overwriting a run that is still going. Readers ({@code query}, {@code validate}, {@code quality})
- * take no lock.
+ * One writing run at a time per lakehouse. A job that writes holds {@code _lock} in the folder of
+ * the embedded catalog ({@code <lakehouse>/_catalog/_lock}, or next to the catalog of an {@code
+ * s3://} lakehouse), an operating-system file lock owned by its JVM: a run that dies, even by
+ * {@code kill -9}, lets go at once, so a dead run never blocks the next. A second run started
+ * meanwhile stops before it touches anything, with one line naming the run that holds the
+ * lakehouse, instead of undoing or overwriting a run that is still going. Readers ({@code query},
+ * {@code validate}, {@code quality}) take no lock.
  *
- * <p>An {@code s3://} lakehouse has no lock yet (S3 has no file locks); run one writer at a time
- * there.
+ * <p>With the AWS Glue catalog there is no local folder to lock: Iceberg's optimistic commits keep
+ * each table consistent, and runs on one lakehouse should not overlap.
  */
 public final class LakehouseLock implements AutoCloseable {
   private final @Nullable FileChannel channel;
@@ -32,9 +33,9 @@ public final class LakehouseLock implements AutoCloseable {
     this.lock = lock;
   }
 
-  /** Whether this lakehouse can be locked (a local folder). */
-  public static boolean supported(String lakehouse) {
-    return !lakehouse.contains("://");
+  /** Whether runs on this lakehouse can be locked (its catalog has a local folder). */
+  public static boolean supported(LakeTables.Config config) {
+    return !config.glue();
   }
 
   /**
@@ -42,11 +43,12 @@ public final class LakehouseLock implements AutoCloseable {
    *
    * @throws MedallionException when another run holds it
    */
-  public static LakehouseLock acquire(String lakehouse, String runId) throws IOException {
-    if (!supported(lakehouse)) {
+  public static LakehouseLock acquire(LakeTables.Config config, String runId) throws IOException {
+    if (!supported(config)) {
       return new LakehouseLock(null, null);
     }
-    Path root = Path.of(lakehouse);
+    String lakehouse = config.lakehouse();
+    Path root = config.localCatalogDir();
     Files.createDirectories(root);
     Path file = root.resolve("_lock");
     FileChannel channel =

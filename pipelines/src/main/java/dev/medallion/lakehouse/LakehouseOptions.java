@@ -24,6 +24,22 @@ public interface LakehouseOptions extends PipelineOptions {
 
   void setInput(String value);
 
+  @Description(
+      "Iceberg catalog of the tables: jdbc (an embedded SQLite catalog unless --catalogUri names"
+          + " another JDBC database) or glue (AWS Glue, tables at their --lakehouse location).")
+  @Default.String("jdbc")
+  String getCatalog();
+
+  void setCatalog(String value);
+
+  @Description(
+      "JDBC URL of the jdbc catalog. Default: jdbc:sqlite:<lakehouse>/_catalog/iceberg.db for a"
+          + " local lakehouse, a SQLite file under ~/.medallion/catalogs/ for an s3:// one.")
+  @Default.String("")
+  String getCatalogUri();
+
+  void setCatalogUri(String value);
+
   @Description("Files written per partition and flush.")
   @Default.Integer(1)
   int getNumShards();

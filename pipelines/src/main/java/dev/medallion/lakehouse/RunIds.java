@@ -1,20 +1,27 @@
 package dev.medallion.lakehouse;
 
+import dev.medallion.core.Failures;
+import dev.medallion.core.MedallionException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.beam.sdk.io.FileSystems;
 import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
 import org.apache.beam.sdk.io.fs.MatchResult;
+import org.apache.beam.sdk.io.fs.MoveOptions;
+import org.apache.beam.sdk.io.fs.ResourceId;
 
 /**
- * A run id names every file a run writes ({@code part-<runId>-…}) and its manifest, so a run id
- * used twice on one lakehouse would mix two runs (and undoing one would delete the other's files).
- * Each run claims its id with a marker under {@code _runs/}; an id that was already used there, or
- * that names files or a manifest of an older lakehouse, is refused with a message saying what to
- * do.
+ * A run id names every file a run writes ({@code part-<runId>-…}) and its commits, so a run id used
+ * twice on one lakehouse would mix two runs. Each run claims its id with a marker under {@code
+ * _runs/} ({@code started …}, then {@code ended …}); an id that was already used there, or that
+ * names files of an older lakehouse, is refused with a message saying what to do. A marker still
+ * {@code started} when no run is live names a run that was killed or failed: its uncommitted files
+ * are deleted by {@link #discardUnfinished}.
  */
 public final class RunIds {
   private RunIds() {}
@@ -33,19 +40,17 @@ public final class RunIds {
               + "; a run id names the files a run writes, so it must be new: pass another"
               + " --runId, or leave it out for a time-based one");
     }
-    try (OutputStream o =
-        Channels.newOutputStream(
-            FileSystems.create(
-                FileSystems.matchNewResource(lake.table(Lakehouse.RUNS) + "/" + runId, false),
-                "text/plain"))) {
-      o.write(("started " + Instant.now() + "\n").getBytes(StandardCharsets.UTF_8));
+    try {
+      write(lake, runId, "started " + Instant.now() + "\n");
+    } catch (IOException | RuntimeException e) {
+      // The run's first write to the lakehouse: say where it failed, in one line.
+      throw new MedallionException(
+          "cannot write to the lakehouse " + lake.root() + ": " + Failures.oneLine(e), e);
     }
   }
 
   private static boolean used(Lakehouse lake, String runId) throws IOException {
-    if (exists(lake.table(Lakehouse.RUNS) + "/" + runId)
-        || IngestManifest.hasRun(lake.table(Lakehouse.MANIFEST_USERS), runId)
-        || IngestManifest.hasRun(lake.table(Lakehouse.MANIFEST_IOT), runId)) {
+    if (exists(lake.table(Lakehouse.RUNS) + "/" + runId)) {
       return true;
     }
     for (String layer : java.util.List.of("bronze", "silver", "gold", "quarantine")) {
@@ -54,6 +59,67 @@ public final class RunIds {
       }
     }
     return false;
+  }
+
+  /** Marks a run ended: everything it wrote is committed (or was deleted). */
+  public static void end(Lakehouse lake, String runId) throws IOException {
+    write(lake, runId, "ended " + Instant.now() + "\n");
+  }
+
+  private static void write(Lakehouse lake, String runId, String text) throws IOException {
+    try (OutputStream o =
+        Channels.newOutputStream(
+            FileSystems.create(
+                FileSystems.matchNewResource(lake.table(Lakehouse.RUNS) + "/" + runId, false),
+                "text/plain"))) {
+      o.write(text.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  /**
+   * Deletes the files that runs which never ended (killed, or failed) wrote and did not commit, so
+   * that no uncommitted file stays behind; returns those runs. Call it only while holding the
+   * {@link LakehouseLock} (no other run is live then), after {@link LakeTables#rollForward}.
+   */
+  public static List<String> discardUnfinished(Lakehouse lake, LakeTables tables, String current)
+      throws IOException {
+    List<String> discarded = new ArrayList<>();
+    MatchResult m;
+    try {
+      m = FileSystems.match(lake.table(Lakehouse.RUNS) + "/*", EmptyMatchTreatment.ALLOW);
+    } catch (IOException | RuntimeException e) {
+      throw new MedallionException(
+          "cannot write to the lakehouse " + lake.root() + ": " + Failures.oneLine(e), e);
+    }
+    if (m.status() != MatchResult.Status.OK) {
+      return discarded;
+    }
+    for (MatchResult.Metadata md : m.metadata()) {
+      String runId = md.resourceId().getFilename();
+      if (runId == null || runId.equals(current) || !started(md)) {
+        continue;
+      }
+      discard(tables, runId);
+      end(lake, runId);
+      discarded.add(runId);
+    }
+    discarded.sort(null);
+    return discarded;
+  }
+
+  /** Deletes the files run {@code runId} wrote that no commit of it holds. */
+  public static void discard(LakeTables tables, String runId) throws IOException {
+    List<ResourceId> orphans = new ArrayList<>();
+    for (String f : tables.uncommittedFilesOf(runId)) {
+      orphans.add(FileSystems.matchNewResource(f, false));
+    }
+    FileSystems.delete(orphans, MoveOptions.StandardMoveOptions.IGNORE_MISSING_FILES);
+  }
+
+  private static boolean started(MatchResult.Metadata marker) throws IOException {
+    try (var in = Channels.newInputStream(FileSystems.open(marker.resourceId()))) {
+      return new String(in.readNBytes(16), StandardCharsets.UTF_8).startsWith("started");
+    }
   }
 
   private static boolean exists(String pattern) throws IOException {

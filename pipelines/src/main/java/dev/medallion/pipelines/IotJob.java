@@ -1,5 +1,6 @@
 package dev.medallion.pipelines;
 
+import dev.medallion.core.DeadLetter;
 import dev.medallion.core.Failures;
 import dev.medallion.core.MedallionException;
 import dev.medallion.core.RawEvent;
@@ -19,11 +20,11 @@ import dev.medallion.iot.ValidateAndEnrich;
 import dev.medallion.iot.WindowedDeviceStats;
 import dev.medallion.lakehouse.Catalog;
 import dev.medallion.lakehouse.CrashPoints;
-import dev.medallion.lakehouse.IngestManifest;
+import dev.medallion.lakehouse.InputFiles;
+import dev.medallion.lakehouse.LakeTables;
 import dev.medallion.lakehouse.Lakehouse;
 import dev.medallion.lakehouse.LakehouseLock;
 import dev.medallion.lakehouse.RunIds;
-import dev.medallion.lakehouse.TablePublisher;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,8 +45,9 @@ import org.joda.time.Instant;
 /**
  * Runs the IoT pipeline, whole or one stage: {@link #build} composes a source, the layer composites
  * ({@link IotMedallion}, or one layer) and the lakehouse sink ({@link WriteIotTables}); {@link
- * #run} adds the table protocol around the Beam job (run id, manifest of replayed files, staging of
- * a rerun stage, undo after a failure).
+ * #run} adds the table protocol around the Beam job: run id, the replayed files no Bronze commit
+ * lists yet, the Iceberg commits (each flush of a stream, or all of a replay or rerun stage after
+ * its job), and nothing committed after a failure.
  */
 public final class IotJob {
   private IotJob() {}
@@ -64,61 +66,92 @@ public final class IotJob {
    * half-done and throws a {@link MedallionException} saying why in one line.
    */
   public static @Nullable PipelineResult run(Stage stage, IotOptions options) throws IOException {
-    try (LakehouseLock lock = LakehouseLock.acquire(options.getLakehouse(), options.getRunId())) {
-      return runLocked(stage, options);
+    LakeTables.Config config = LakeTables.Config.of(options);
+    try (LakehouseLock lock = LakehouseLock.acquire(config, options.getRunId());
+        LakeTables tables = LakeTables.open(config)) {
+      return runLocked(stage, options, tables);
     }
   }
 
-  private static @Nullable PipelineResult runLocked(Stage stage, IotOptions options)
-      throws IOException {
-    try {
-      Catalog.register(options.getLakehouse());
-    } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "cannot write the catalog of " + options.getLakehouse() + ": " + e.getMessage());
-    }
+  private static @Nullable PipelineResult runLocked(
+      Stage stage, IotOptions options, LakeTables tables) throws IOException {
     String name = "medallion " + (stage == Stage.ALL ? "run" : stage.name().toLowerCase());
     String runId = options.getRunId();
-    Lakehouse lake = new Lakehouse(options.getLakehouse());
-    List<String> abandoned = TablePublisher.discardAbandonedStaging(lake);
-    if (!abandoned.isEmpty()) {
-      System.err.println(name + ": removed the staging of killed run(s) " + abandoned);
+    Lakehouse lake = new Lakehouse(tables.config().root());
+    int finished = tables.rollForward();
+    if (finished > 0) {
+      System.err.println(name + ": finished " + finished + " commit(s) of a killed run");
     }
-    List<String> files = replayFiles(stage, options, lake, name);
+    List<String> discarded = RunIds.discardUnfinished(lake, tables, runId);
+    if (!discarded.isEmpty()) {
+      System.err.println(name + ": removed the uncommitted files of killed run(s) " + discarded);
+    }
+    List<String> files = replayFiles(stage, options, tables, name);
     if (files != null && files.isEmpty()) {
       return null;
     }
-    // Silver and Gold alone are recomputed from the whole previous layer: staged, then they
-    // replace their tables, so a rerun gives the same tables instead of a second copy.
-    boolean replaces = stage == Stage.SILVER || stage == Stage.GOLD;
-    Lakehouse staged = new Lakehouse(lake.table(Lakehouse.STAGING + "/" + runId));
+    // A stream (the generator) commits each flush inside the job; a replay or a rerun stage
+    // commits after it, all or nothing.
+    boolean streams = files == null && (stage == Stage.ALL || stage == Stage.BRONZE);
     Pipeline p = Pipeline.create(options);
     // Built before anything is written: a bad flag or registry leaves the lakehouse untouched.
-    build(p, stage, options, files, lake, replaces ? staged : lake);
+    build(p, stage, options, files, tables, streams);
     RunIds.claim(lake, runId);
-    String manifests = lake.table(Lakehouse.MANIFEST_IOT);
-    if (files != null) {
-      IngestManifest.begin(manifests, runId, files);
-    }
     System.err.println(
         name + ": run " + runId + " -> " + options.getLakehouse() + source(stage, options));
     PipelineResult result;
     try {
       result = Progress.runAndWait(p);
     } catch (RuntimeException e) {
-      undo(lake, runId, files, replaces, staged);
+      RunIds.discard(tables, runId);
+      RunIds.end(lake, runId);
       throw new MedallionException("the pipeline failed: " + Failures.oneLine(e), e);
     }
     if (result.getState() != PipelineResult.State.DONE) {
-      undo(lake, runId, files, replaces, staged);
-    } else if (files != null) {
+      RunIds.discard(tables, runId);
+    } else if (!streams) {
       CrashPoints.reached(CrashPoints.BEFORE_COMMIT);
-      IngestManifest.commit(manifests, runId);
-    } else if (replaces) {
-      publish(stage, staged, lake);
-      TablePublisher.cleanUp(staged.root());
+      tables.commit(
+          runId,
+          steps(stage, tables, runId),
+          files == null ? Map.of() : Map.of(LakeTables.INGESTED, LakeTables.toJson(files)));
     }
+    RunIds.end(lake, runId);
     return result;
+  }
+
+  /**
+   * What a run commits after its job: a replay appends to every table, Bronze first (with the files
+   * it ingested); a rerun Silver or Gold stage replaces its tables and its quarantine stage.
+   */
+  private static List<LakeTables.Step> steps(Stage stage, LakeTables tables, String runId) {
+    List<LakeTables.Step> steps = new ArrayList<>();
+    if (stage == Stage.SILVER || stage == Stage.GOLD) {
+      List<String> layer =
+          stage == Stage.SILVER
+              ? List.of(Lakehouse.SILVER_READINGS, Lakehouse.SILVER_HEARTBEATS)
+              : List.of(Lakehouse.GOLD_DEVICE_MINUTE, Lakehouse.GOLD_SITE_MINUTE);
+      for (String path : layer) {
+        Catalog.Table t = Catalog.byPath(path);
+        steps.add(
+            LakeTables.Step.of(
+                t.name(), LakeTables.Op.REPLACE_ALL, tables.writtenBy(t, runId, "")));
+      }
+      String deadStage = stage == Stage.SILVER ? DeadLetter.SILVER : DeadLetter.GOLD;
+      Catalog.Table q = Catalog.byPath(Lakehouse.QUARANTINE_IOT);
+      steps.add(
+          LakeTables.Step.replaceWhere(
+              q.name(),
+              "stage",
+              List.of(deadStage),
+              tables.writtenBy(q, runId, "stage=" + deadStage)));
+      return steps;
+    }
+    for (String path : Lakehouse.IOT_TABLES) {
+      Catalog.Table t = Catalog.byPath(path);
+      steps.add(LakeTables.Step.of(t.name(), LakeTables.Op.APPEND, tables.writtenBy(t, runId, "")));
+    }
+    return steps;
   }
 
   private static String source(Stage stage, IotOptions o) {
@@ -133,91 +166,60 @@ public final class IotJob {
   }
 
   /**
-   * The files a replay ingests: those of {@code --input} no earlier replay ingested (null when the
-   * stage reads the generator or a table). A replay that died is undone first, so a rerun of the
-   * same input ingests every line once; an empty list means there is nothing new, said on stderr.
+   * The files a replay ingests: those of {@code --input} no earlier replay committed to Bronze
+   * (null when the stage reads the generator or a table); an empty list means there is nothing new,
+   * said on stderr.
    */
   private static @Nullable List<String> replayFiles(
-      Stage stage, IotOptions options, Lakehouse lake, String name) throws IOException {
+      Stage stage, IotOptions options, LakeTables tables, String name) throws IOException {
     if (options.getInput().isEmpty() || stage == Stage.SILVER || stage == Stage.GOLD) {
       return null;
     }
-    IngestManifest.Plan plan =
-        IngestManifest.plan(
-            lake, lake.table(Lakehouse.MANIFEST_IOT), Lakehouse.IOT_TABLES, options.getInput());
-    if (!plan.undone().isEmpty()) {
-      System.err.println(
-          name
-              + ": undid the unfinished run(s) "
-              + plan.undone()
-              + "; their files are ingested again");
+    Set<String> matching = InputFiles.matching(options.getInput());
+    if (matching.isEmpty()) {
+      throw new IllegalArgumentException("--input matches no file: " + options.getInput());
     }
-    if (plan.fresh().isEmpty()) {
+    List<String> fresh = new ArrayList<>(matching);
+    fresh.removeAll(tables.ingested(Catalog.byPath(Lakehouse.BRONZE_IOT)));
+    if (fresh.isEmpty()) {
       System.err.println(
           name + ": every --input file was already ingested by an earlier run; nothing to do");
-    } else if (plan.fresh().size() < plan.matched()) {
+    } else if (fresh.size() < matching.size()) {
       System.err.println(
           name
               + ": "
-              + (plan.matched() - plan.fresh().size())
+              + (matching.size() - fresh.size())
               + " of "
-              + plan.matched()
+              + matching.size()
               + " --input file(s) were already ingested by an earlier run; reading the others");
     }
-    return plan.fresh();
+    return fresh;
   }
 
-  /** After a failed run: nothing it wrote stays (its replay files are ingested again later). */
-  private static void undo(
-      Lakehouse lake,
-      String runId,
-      @Nullable List<String> files,
-      boolean replaces,
-      Lakehouse staged)
-      throws IOException {
-    if (files != null) {
-      IngestManifest.undo(lake, lake.table(Lakehouse.MANIFEST_IOT), runId, Lakehouse.IOT_TABLES);
-    }
-    if (replaces) {
-      TablePublisher.discard(staged.root());
-    }
-  }
-
-  /** A Silver or Gold stage's staged tables replace the lakehouse's. */
-  private static void publish(Stage stage, Lakehouse staged, Lakehouse lake) throws IOException {
-    List<String> tables =
-        stage == Stage.SILVER
-            ? List.of(
-                Lakehouse.SILVER_READINGS,
-                Lakehouse.SILVER_HEARTBEATS,
-                Lakehouse.QUARANTINE_IOT + "/stage=silver")
-            : List.of(
-                Lakehouse.GOLD_DEVICE_MINUTE,
-                Lakehouse.GOLD_SITE_MINUTE,
-                Lakehouse.QUARANTINE_IOT + "/stage=gold");
-    for (String table : tables) {
-      TablePublisher.replaceTable(staged.table(table), lake.table(table));
-    }
-  }
-
-  /** Wires {@code stage} on {@code p}, reading and writing {@code --lakehouse}; for tests. */
+  /**
+   * Wires {@code stage} on {@code p}, reading and writing {@code --lakehouse}, each flush committed
+   * inside the job; for tests.
+   */
   public static void build(Pipeline p, Stage stage, IotOptions options) {
-    Lakehouse lake = new Lakehouse(options.getLakehouse());
-    build(p, stage, options, null, lake, lake);
+    try (LakeTables tables = LakeTables.open(options)) {
+      build(p, stage, options, null, tables, true);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   /**
    * The job's story: a source ({@code files}, else {@code --input}, else the generator; or the
-   * previous layer's tables in {@code readFrom}), then the whole medallion or one layer, then every
-   * table the layers produced, written to {@code writeTo}.
+   * previous layer's committed tables), then the whole medallion or one layer, then every table the
+   * layers produced, written to the lakehouse (each flush committed when {@code commitEachFlush}).
    */
   static void build(
       Pipeline p,
       Stage stage,
       IotOptions o,
       @Nullable List<String> files,
-      Lakehouse readFrom,
-      Lakehouse writeTo) {
+      LakeTables tables,
+      boolean commitEachFlush) {
     Duration allowed = Duration.standardSeconds(o.getAllowedLatenessSeconds());
     Duration slack = Duration.standardSeconds(o.getWatermarkSlackSeconds());
     Duration maxAhead = Duration.standardSeconds(o.getMaxFutureSeconds());
@@ -236,7 +238,7 @@ public final class IotJob {
                           .withMaxAheadOfArrival(maxAhead));
           case BRONZE -> source(p, o, files).apply("Bronze", IngestToBronze.create());
           case SILVER ->
-              read(p, readFrom, Lakehouse.BRONZE_IOT, BronzeEvent.class, BronzeEvent::getEventTs)
+              read(p, tables, Lakehouse.BRONZE_IOT, BronzeEvent.class, BronzeEvent::getEventTs)
                   .apply(
                       "Silver",
                       ValidateAndEnrich.withRegistry(registry(o)).withMaxAheadOfArrival(maxAhead));
@@ -245,7 +247,7 @@ public final class IotJob {
                       IotMedallion.READINGS,
                       read(
                           p,
-                          readFrom,
+                          tables,
                           Lakehouse.SILVER_READINGS,
                           SensorReading.class,
                           SensorReading::getEventTs))
@@ -253,23 +255,24 @@ public final class IotJob {
                       IotMedallion.HEARTBEATS,
                       read(
                           p,
-                          readFrom,
+                          tables,
                           Lakehouse.SILVER_HEARTBEATS,
                           Heartbeat.class,
                           Heartbeat::getEventTs))
                   .apply("Gold", WindowedDeviceStats.of(allowed, slack));
         };
-    layers.apply("WriteTables", WriteIotTables.to(writeTo, o));
+    WriteIotTables sink = WriteIotTables.to(new Lakehouse(tables.config().root()), o);
+    layers.apply("WriteTables", commitEachFlush ? sink.committingEachFlush(tables.config()) : sink);
   }
 
-  /** A table of the previous layer, each record stamped with its event time. */
+  /** A committed table of the previous layer, each record stamped with its event time. */
   private static <T> PCollection<T> read(
       Pipeline p,
-      Lakehouse lake,
+      LakeTables tables,
       String table,
       Class<T> type,
       SerializableFunction<T, Instant> eventTs) {
-    return p.apply("Read " + table, ReadTable.of(lake.table(table), type))
+    return p.apply("Read " + table, ReadTable.ofFiles(tables.paths(Catalog.byPath(table)), type))
         .apply("EventTime " + table, WithTimestamps.of(eventTs));
   }
 
@@ -280,7 +283,7 @@ public final class IotJob {
     }
     if (!o.getInput().isEmpty()) {
       try {
-        Set<String> matching = IngestManifest.matching(o.getInput());
+        Set<String> matching = InputFiles.matching(o.getInput());
         if (matching.isEmpty()) {
           throw new IllegalArgumentException("--input matches no file: " + o.getInput());
         }

@@ -1,22 +1,25 @@
 package dev.medallion.pipelines;
 
+import dev.medallion.core.DeadLetter;
 import dev.medallion.core.MedallionException;
 import dev.medallion.core.ReadNdjsonLines;
 import dev.medallion.core.ReadTable;
 import dev.medallion.lakehouse.Catalog;
 import dev.medallion.lakehouse.CrashPoints;
-import dev.medallion.lakehouse.IngestManifest;
+import dev.medallion.lakehouse.InputFiles;
+import dev.medallion.lakehouse.LakeTables;
 import dev.medallion.lakehouse.Lakehouse;
 import dev.medallion.lakehouse.LakehouseLock;
 import dev.medallion.lakehouse.RunIds;
-import dev.medallion.lakehouse.TablePublisher;
 import dev.medallion.users.UserEventBronze;
 import dev.medallion.users.UserFeaturesMedallion;
 import java.io.IOException;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.values.PCollectionTuple;
@@ -26,10 +29,10 @@ import org.joda.time.Instant;
 /**
  * Runs the batch user-features pipeline: one Beam job ({@link #build}) in which this run's new
  * files become Bronze rows (append-only), and all of Bronze (earlier runs' rows plus these) is
- * rebuilt into Silver and Gold, staged. Around it the table protocol: the files no manifest lists
- * yet are this run's ({@code <runId>.pending} until the job succeeded), and the staged Silver, its
- * quarantine and Gold's snapshot replace the lakehouse's only then; a failed job leaves nothing
- * half-done, so a rerun over the same input gives the same tables.
+ * rebuilt into Silver and Gold. The job only writes files; after it succeeded, {@link LakeTables}
+ * commits them: Bronze's append first, with the input files it ingested (the files no earlier
+ * commit lists are this run's), then the quarantine, Silver's replacement and Gold's snapshot. A
+ * job that fails commits nothing, so a rerun over the same input gives the same tables.
  */
 public final class UserFeaturesJob {
   private UserFeaturesJob() {}
@@ -39,59 +42,81 @@ public final class UserFeaturesJob {
 
   public static Summary run(UsersOptions o) throws IOException {
     validate(o);
-    try (LakehouseLock lock = LakehouseLock.acquire(o.getLakehouse(), o.getRunId())) {
-      return runLocked(o);
+    LakeTables.Config config = LakeTables.Config.of(o);
+    try (LakehouseLock lock = LakehouseLock.acquire(config, o.getRunId());
+        LakeTables tables = LakeTables.open(config)) {
+      return runLocked(o, tables);
     }
   }
 
-  private static Summary runLocked(UsersOptions o) throws IOException {
-    Lakehouse lake = new Lakehouse(o.getLakehouse());
-    List<String> abandoned = TablePublisher.discardAbandonedStaging(lake);
-    if (!abandoned.isEmpty()) {
-      System.err.println("removed the staging of killed run(s) " + abandoned);
+  private static Summary runLocked(UsersOptions o, LakeTables tables) throws IOException {
+    Lakehouse lake = new Lakehouse(tables.config().root());
+    String runId = o.getRunId();
+    int finished = tables.rollForward();
+    if (finished > 0) {
+      System.err.println("finished " + finished + " commit(s) of a run killed after its Bronze");
     }
-    Catalog.register(o.getLakehouse());
-    String manifests = lake.table(Lakehouse.MANIFEST_USERS);
-    List<String> bronzeTables =
-        List.of(Lakehouse.BRONZE_USERS, Lakehouse.QUARANTINE_USERS + "/stage=bronze");
-    IngestManifest.Plan plan = IngestManifest.plan(lake, manifests, bronzeTables, o.getInput());
-    List<String> fresh = plan.fresh();
-    Lakehouse staged = new Lakehouse(lake.table(Lakehouse.STAGING + "/" + o.getRunId()));
+    List<String> discarded = RunIds.discardUnfinished(lake, tables, runId);
+    if (!discarded.isEmpty()) {
+      System.err.println("removed the uncommitted files of killed run(s) " + discarded);
+    }
+    Set<String> matching = InputFiles.matching(o.getInput());
+    if (matching.isEmpty()) {
+      throw new IllegalArgumentException("--input matches no file: " + o.getInput());
+    }
+    List<String> fresh = new ArrayList<>(matching);
+    fresh.removeAll(tables.ingested(BRONZE));
     Pipeline p = Pipeline.create(o);
-    build(p, fresh, lake, staged, o);
-    RunIds.claim(lake, o.getRunId());
-    if (!plan.undone().isEmpty()) {
-      System.err.println(
-          "undid the Bronze of unfinished run(s) "
-              + plan.undone()
-              + "; their files are ingested again");
-    }
-    IngestManifest.begin(manifests, o.getRunId(), fresh);
+    build(p, fresh, tables.paths(BRONZE), lake, o);
+    RunIds.claim(lake, runId);
     PipelineResult result;
     try {
       result = Progress.runAndWait(p);
       if (result.getState() != PipelineResult.State.DONE) {
         throw new MedallionException(
-            "the job ended " + result.getState() + "; nothing was published");
+            "the job ended " + result.getState() + "; nothing was committed");
       }
     } catch (RuntimeException e) {
-      // Nothing half-done: this run's Bronze files, its pending manifest and its staging go.
-      IngestManifest.undo(lake, manifests, o.getRunId(), bronzeTables);
-      TablePublisher.discard(staged.root());
+      // Nothing half-done: nothing is committed, and the files this run wrote go.
+      RunIds.discard(tables, runId);
+      RunIds.end(lake, runId);
       throw e;
     }
     CrashPoints.reached(CrashPoints.BEFORE_COMMIT);
-    IngestManifest.commit(manifests, o.getRunId());
-    TablePublisher.replaceTable(
-        staged.table(Lakehouse.SILVER_USERS), lake.table(Lakehouse.SILVER_USERS));
-    CrashPoints.reached(CrashPoints.MID_PUBLISH);
-    TablePublisher.replaceTable(
-        staged.table(Lakehouse.QUARANTINE_USERS + "/stage=silver"),
-        lake.table(Lakehouse.QUARANTINE_USERS + "/stage=silver"));
-    TablePublisher.replacePartitions(
-        staged.table(Lakehouse.GOLD_USER_FEATURES), lake.table(Lakehouse.GOLD_USER_FEATURES));
-    TablePublisher.cleanUp(staged.root());
+    tables.commit(
+        runId,
+        List.of(
+            LakeTables.Step.of(
+                BRONZE.name(), LakeTables.Op.APPEND, tables.writtenBy(BRONZE, runId, "")),
+            LakeTables.Step.of(
+                QUARANTINE.name(),
+                LakeTables.Op.APPEND,
+                tables.writtenBy(QUARANTINE, runId, "stage=" + DeadLetter.BRONZE)),
+            LakeTables.Step.of(
+                SILVER.name(), LakeTables.Op.REPLACE_ALL, tables.writtenBy(SILVER, runId, "")),
+            LakeTables.Step.replaceWhere(
+                QUARANTINE.name(),
+                "stage",
+                List.of(DeadLetter.SILVER, DeadLetter.GOLD),
+                concat(
+                    tables.writtenBy(QUARANTINE, runId, "stage=" + DeadLetter.SILVER),
+                    tables.writtenBy(QUARANTINE, runId, "stage=" + DeadLetter.GOLD))),
+            LakeTables.Step.of(
+                GOLD.name(), LakeTables.Op.REPLACE_PARTITIONS, tables.writtenBy(GOLD, runId, ""))),
+        fresh.isEmpty() ? Map.of() : Map.of(LakeTables.INGESTED, LakeTables.toJson(fresh)));
+    RunIds.end(lake, runId);
     return new Summary(fresh.size(), Progress.counters(result));
+  }
+
+  static final Catalog.Table BRONZE = Catalog.byPath(Lakehouse.BRONZE_USERS);
+  static final Catalog.Table SILVER = Catalog.byPath(Lakehouse.SILVER_USERS);
+  static final Catalog.Table GOLD = Catalog.byPath(Lakehouse.GOLD_USER_FEATURES);
+  static final Catalog.Table QUARANTINE = Catalog.byPath(Lakehouse.QUARANTINE_USERS);
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> out = new ArrayList<>(a);
+    out.addAll(b);
+    return out;
   }
 
   private static void validate(UsersOptions o) {
@@ -114,15 +139,16 @@ public final class UserFeaturesJob {
   }
 
   /**
-   * The job's story: the new files' lines and the Bronze rows earlier runs wrote, through {@link
-   * UserFeaturesMedallion}, into {@link WriteUserTables} (Bronze appended to {@code lake}, the
-   * rebuilt layers to {@code staged}). Earlier Bronze is the table's files listed before the job.
+   * The job's story: the new files' lines and the Bronze rows earlier runs committed ({@code
+   * earlierBronze}, the files of Bronze's current snapshot), through {@link UserFeaturesMedallion},
+   * into {@link WriteUserTables}: new files in every table's folder, committed after the job.
    */
   static void build(
-      Pipeline p, List<String> newFiles, Lakehouse lake, Lakehouse staged, UsersOptions o)
-      throws IOException {
-    // Listed now, before the job appends this run's Bronze files to the same table.
-    List<String> earlierBronze = TablePublisher.parquetFiles(lake.table(Lakehouse.BRONZE_USERS));
+      Pipeline p,
+      List<String> newFiles,
+      List<String> earlierBronze,
+      Lakehouse lake,
+      UsersOptions o) {
     PCollectionTuple.of(
             UserFeaturesMedallion.NEW_LINES,
             p.apply("ReadNewFiles", ReadNdjsonLines.fromFiles(newFiles)))
@@ -134,6 +160,6 @@ public final class UserFeaturesJob {
             UserFeaturesMedallion.ingestedAt(Instant.now())
                 .asOf(o.getAsOf())
                 .withMaxAheadOfIngest(Duration.standardDays(o.getMaxFutureDays())))
-        .apply("WriteTables", WriteUserTables.to(lake, staged, o));
+        .apply("WriteTables", WriteUserTables.to(lake, o));
   }
 }

@@ -4,12 +4,16 @@ import dev.medallion.core.DeadLetter;
 import dev.medallion.core.WriteTable;
 import dev.medallion.iot.BronzeEvent;
 import dev.medallion.iot.IotMedallion;
+import dev.medallion.lakehouse.Catalog;
+import dev.medallion.lakehouse.LakeTables;
 import dev.medallion.lakehouse.Lakehouse;
+import org.apache.beam.sdk.io.WriteFilesResult;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PDone;
 import org.apache.beam.sdk.values.TupleTag;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 
 /**
@@ -22,18 +26,36 @@ public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
   private final String runId;
   private final int numShards;
   private final Duration flushEvery;
+  private final LakeTables.@Nullable Config commitTo;
 
-  private WriteIotTables(Lakehouse lake, String runId, int numShards, Duration flushEvery) {
+  private WriteIotTables(
+      Lakehouse lake,
+      String runId,
+      int numShards,
+      Duration flushEvery,
+      LakeTables.@Nullable Config commitTo) {
     this.lake = lake;
     this.runId = runId;
     this.numShards = numShards;
     this.flushEvery = flushEvery;
+    this.commitTo = commitTo;
   }
 
-  /** Writes to {@code lake}, naming files after this run, with its shards and flush interval. */
+  /**
+   * Writes to {@code lake}, naming files after this run, with its shards and flush interval. The
+   * files stay uncommitted (invisible to readers) until the run commits them after the job.
+   */
   public static WriteIotTables to(Lakehouse lake, IotOptions o) {
     return new WriteIotTables(
-        lake, o.getRunId(), o.getNumShards(), Duration.standardSeconds(o.getFlushSeconds()));
+        lake, o.getRunId(), o.getNumShards(), Duration.standardSeconds(o.getFlushSeconds()), null);
+  }
+
+  /**
+   * Commits each flush's files inside the job, one Iceberg append per table and flush ({@link
+   * CommitFlushes}): for a stream, whose job does not end.
+   */
+  public WriteIotTables committingEachFlush(LakeTables.Config tables) {
+    return new WriteIotTables(lake, runId, numShards, flushEvery, tables);
   }
 
   @Override
@@ -61,13 +83,21 @@ public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
       String table,
       SerializableFunction<T, String> partition) {
     if (layers.has(layer)) {
-      layers
-          .get(layer)
-          .apply(
-              "Write " + table,
-              WriteTable.to(lake.table(table), partition, runId)
-                  .withNumShards(numShards)
-                  .withFlushEvery(flushEvery));
+      WriteFilesResult<String> written =
+          layers
+              .get(layer)
+              .apply(
+                  "Write " + table,
+                  WriteTable.to(lake.table(table), partition, runId)
+                      .withNumShards(numShards)
+                      .withFlushEvery(flushEvery));
+      if (commitTo != null) {
+        written
+            .getPerDestinationOutputFilenames()
+            .apply(
+                "Commit " + table,
+                CommitFlushes.to(commitTo, Catalog.byPath(table).name(), runId, flushEvery));
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.medallion.tools;
 
 import dev.medallion.lakehouse.Catalog;
+import dev.medallion.lakehouse.LakeTables;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,11 +29,13 @@ import org.apache.beam.sdk.schemas.Schema;
 /**
  * SQL over the catalog's tables with embedded DuckDB, on a local or an {@code s3://} lakehouse.
  *
- * <p>Before a query runs, Medallion works out which partitions of each table it needs: DuckDB plans
- * the query over a skeleton of the table (one empty Parquet file per partition folder) and reports
- * which folders it would read, so the pruning is DuckDB's own. Only those partitions are then read:
- * in place on a local lakehouse; on S3 their objects are first copied into the local {@link
- * ObjectCache}, because the embedded engine cannot read {@code s3://} offline.
+ * <p>The files of each table are planned from its current Iceberg snapshot (never a file that is
+ * uncommitted or replaced), grouped by the partition Iceberg's metadata records. Before a query
+ * runs, Medallion works out which of those partitions it needs: DuckDB plans the query over a
+ * skeleton of the table (one empty Parquet file per partition) and reports which it would read.
+ * Only those partitions' files are then read: in place on a local lakehouse; on S3 their objects
+ * are first copied into the local {@link ObjectCache}, because the embedded engine cannot read
+ * {@code s3://} offline.
  */
 public final class LakeQuery implements AutoCloseable {
   /** What a query read. */
@@ -72,6 +75,8 @@ public final class LakeQuery implements AutoCloseable {
   private final Path skeleton;
   private final Connection connection;
   private final Map<String, Catalog.Table> tables = new LinkedHashMap<>();
+  private final Map<String, Map<String, List<MatchResult.Metadata>>> committed =
+      new LinkedHashMap<>();
 
   public LakeQuery(String lakehouse, Path cacheRoot) throws IOException, SQLException {
     this.lakehouse = lakehouse.replaceAll("/+$", "");
@@ -80,8 +85,18 @@ public final class LakeQuery implements AutoCloseable {
     this.skeleton = Files.createTempDirectory("medallion-skeleton");
     this.connection = DriverManager.getConnection("jdbc:duckdb:");
     execute("SET TimeZone = 'UTC'");
-    for (String[] entry : Catalog.read(this.lakehouse)) {
-      tables.put(entry[0], Catalog.table(entry[0]));
+    // The files of each table's current snapshot, planned once: the whole query reads one state.
+    try (LakeTables lake = LakeTables.open(LakeTables.Config.of(this.lakehouse))) {
+      for (Catalog.Table t : Catalog.TABLES) {
+        if (lake.existing(t).isPresent()) {
+          tables.put(t.name(), t);
+          committed.put(t.name(), ObjectCache.partitions(lake, t));
+        }
+      }
+    }
+    if (tables.isEmpty()) {
+      throw new IllegalArgumentException(
+          "no tables in " + lakehouse + ": run a pipeline on this lakehouse first");
     }
   }
 
@@ -89,7 +104,7 @@ public final class LakeQuery implements AutoCloseable {
     Map<String, Map<String, List<MatchResult.Metadata>>> files = new LinkedHashMap<>();
     for (Catalog.Table t : tables.values()) {
       if (mentions(sql, t.name()) || currentViewOf(sql, t.name()) != null) {
-        files.put(t.name(), cache.partitions(t.path()));
+        files.put(t.name(), committed.get(t.name()));
       }
     }
     // 1) plan on the skeleton: which partitions does the query read?
@@ -123,9 +138,15 @@ public final class LakeQuery implements AutoCloseable {
         filesRead += parts.get(partition).size();
         if (remote) {
           cache.fetch(tables.get(name).path(), partition, parts.get(partition));
-          globs.add(sqlPath(cache.localDir(tables.get(name).path(), partition)) + "/*.parquet");
-        } else {
-          globs.add(lakehouse + "/" + tables.get(name).path() + "/" + partition + "/*.parquet");
+        }
+        for (MatchResult.Metadata md : parts.get(partition)) {
+          globs.add(
+              remote
+                  ? sqlPath(
+                      cache
+                          .localDir(tables.get(name).path(), partition)
+                          .resolve(md.resourceId().getFilename()))
+                  : md.resourceId().toString());
         }
       }
       filesTotal += parts.values().stream().mapToInt(List::size).sum();

@@ -1,10 +1,9 @@
 package dev.medallion.tools;
 
 import dev.medallion.lakehouse.Catalog;
-import dev.medallion.lakehouse.Lakehouse;
+import dev.medallion.lakehouse.LakeTables;
 import java.io.File;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -16,13 +15,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
- * SQL over a local lakehouse with embedded DuckDB: every table that has files is a view named after
- * it ({@code bronze_iot_events}, {@code silver_sensor_readings}, {@code gold_device_minute}, …),
- * plus {@code gold_device_minute_current} and {@code gold_site_minute_current}, which keep only the
- * newest pane of each window: what users read.
+ * SQL over a lakehouse with embedded DuckDB: every table whose current Iceberg snapshot has files
+ * is a view over exactly those files, named after it ({@code bronze_iot_events}, {@code
+ * silver_sensor_readings}, {@code gold_device_minute}, …), plus {@code gold_device_minute_current}
+ * and {@code gold_site_minute_current}, which keep only the newest pane of each window: what users
+ * read.
  */
 public final class LakeSql implements AutoCloseable {
   public static final String DEVICE_MINUTE_CURRENT = "gold_device_minute_current";
@@ -32,29 +31,56 @@ public final class LakeSql implements AutoCloseable {
   private final Map<String, Long> tables = new LinkedHashMap<>();
 
   /**
-   * SQL over a lakehouse; one on {@code s3://} is mirrored into the object cache first (the whole
-   * of it: the checks that use this read every table).
+   * SQL over a lakehouse's committed tables; those of one on {@code s3://} are mirrored into the
+   * object cache first (the whole of them: the checks that use this read every table).
    */
   public static LakeSql open(String lakehouse, Path cacheRoot) throws SQLException, IOException {
-    if (ObjectCache.isRemote(lakehouse)) {
-      Path cache =
-          cacheRoot != null
-              ? cacheRoot
-              : Path.of(System.getProperty("user.home"), ".cache", "medallion");
-      return new LakeSql(new ObjectCache(lakehouse, cache).mirrorAll().toString());
+    try (LakeTables tables = LakeTables.open(LakeTables.Config.of(lakehouse))) {
+      if (ObjectCache.isRemote(lakehouse)) {
+        Path cache =
+            cacheRoot != null
+                ? cacheRoot
+                : Path.of(System.getProperty("user.home"), ".cache", "medallion");
+        return new LakeSql(new ObjectCache(lakehouse, cache).mirrorAll(tables));
+      }
+      return new LakeSql(committedFiles(tables));
     }
-    return new LakeSql(lakehouse);
   }
 
+  /** SQL over a local lakehouse's committed tables. */
   public LakeSql(String lakehouseRoot) throws SQLException, IOException {
+    this(LakeTables.Config.of(lakehouseRoot));
+  }
+
+  /** SQL over a local lakehouse's committed tables, with its catalog flags. */
+  public LakeSql(LakeTables.Config config) throws SQLException, IOException {
+    this(committedFiles(config));
+  }
+
+  private static Map<String, List<String>> committedFiles(LakeTables.Config config)
+      throws IOException {
+    try (LakeTables tables = LakeTables.open(config)) {
+      return committedFiles(tables);
+    }
+  }
+
+  private static Map<String, List<String>> committedFiles(LakeTables tables) {
+    Map<String, List<String>> files = new LinkedHashMap<>();
+    for (Catalog.Table t : Catalog.TABLES) {
+      files.put(t.name(), tables.paths(t));
+    }
+    return files;
+  }
+
+  /** A view per table over the given files (a table without files has no view). */
+  private LakeSql(Map<String, List<String>> files) throws SQLException {
     connection = DriverManager.getConnection("jdbc:duckdb:");
     execute("SET TimeZone = 'UTC'");
-    Lakehouse lake = new Lakehouse(lakehouseRoot);
     for (Catalog.Table table : Catalog.TABLES) {
-      Path dir = Path.of(lake.table(table.path()));
-      if (hasParquet(dir)) {
+      List<String> list = files.getOrDefault(table.name(), List.of());
+      if (!list.isEmpty()) {
         execute(
-            "CREATE VIEW " + quote(table.name()) + " AS SELECT * FROM " + readParquet(dir, table));
+            "CREATE VIEW " + quote(table.name()) + " AS SELECT * FROM " + readParquet(list, table));
         tables.put(table.name(), scalarLong("SELECT count(*) FROM " + quote(table.name())));
       }
     }
@@ -95,10 +121,10 @@ public final class LakeSql implements AutoCloseable {
   }
 
   /**
-   * {@code read_parquet} over a table folder with hive partitioning, the partition columns typed as
-   * the table's schema declares them, so filters on them prune folders.
+   * {@code read_parquet} over a table's files with hive partitioning, the partition columns typed
+   * as the table's schema declares them.
    */
-  static String readParquet(Path dir, Catalog.Table table) {
+  static String readParquet(List<String> files, Catalog.Table table) {
     StringBuilder types = new StringBuilder();
     for (String column : table.partitions()) {
       types
@@ -109,9 +135,16 @@ public final class LakeSql implements AutoCloseable {
           .append(duckType(table.schema().getField(column).getType()))
           .append('\'');
     }
-    return "read_parquet('"
-        + dir.toAbsolutePath().toString().replace("'", "''").replace(File.separatorChar, '/')
-        + "/**/*.parquet', hive_partitioning = true, hive_types = {"
+    StringBuilder list = new StringBuilder();
+    for (String f : files) {
+      list.append(list.length() == 0 ? "" : ", ")
+          .append('\'')
+          .append(f.replace(File.separatorChar, '/').replace("'", "''"))
+          .append('\'');
+    }
+    return "read_parquet(["
+        + list
+        + "], hive_partitioning = true, hive_types = {"
         + types
         + "}, union_by_name = true)";
   }
@@ -127,15 +160,6 @@ public final class LakeSql implements AutoCloseable {
       case DATETIME -> "TIMESTAMP WITH TIME ZONE";
       default -> t.getTypeName().name();
     };
-  }
-
-  private static boolean hasParquet(Path dir) throws IOException {
-    if (!Files.isDirectory(dir)) {
-      return false;
-    }
-    try (Stream<Path> files = Files.walk(dir)) {
-      return files.anyMatch(f -> f.toString().endsWith(".parquet"));
-    }
   }
 
   public boolean has(String view) {

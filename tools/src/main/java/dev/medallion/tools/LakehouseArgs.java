@@ -1,5 +1,6 @@
 package dev.medallion.tools;
 
+import dev.medallion.lakehouse.LakeTables;
 import dev.medallion.lakehouse.S3Support;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,6 +18,22 @@ public class LakehouseArgs {
   String lakehouse;
 
   @Option(
+      names = "--catalog",
+      defaultValue = "jdbc",
+      description =
+          "Iceberg catalog: jdbc (embedded SQLite unless --catalogUri) or glue (default"
+              + " ${DEFAULT-VALUE}).")
+  String catalog;
+
+  @Option(
+      names = "--catalogUri",
+      defaultValue = "",
+      description =
+          "JDBC URL of the jdbc catalog (default: <lakehouse>/_catalog/iceberg.db, or a file"
+              + " under ~/.medallion/catalogs/ for an s3:// lakehouse).")
+  String catalogUri;
+
+  @Option(
       names = "--cache",
       defaultValue = "${sys:user.home}/.cache/medallion",
       description = "Local cache of an s3:// lakehouse's objects (default ${DEFAULT-VALUE}).")
@@ -28,5 +45,6 @@ public class LakehouseArgs {
    */
   void configureFileSystems(List<String> beamArgs) {
     S3Support.configure(beamArgs);
+    LakeTables.Config.setDefaults(catalog, catalogUri);
   }
 }

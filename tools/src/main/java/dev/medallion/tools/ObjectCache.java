@@ -1,6 +1,7 @@
 package dev.medallion.tools;
 
 import dev.medallion.lakehouse.Catalog;
+import dev.medallion.lakehouse.LakeTables;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.Channels;
@@ -16,8 +17,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.io.FileSystems;
-import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
 import org.apache.beam.sdk.io.fs.MatchResult;
+import org.apache.iceberg.DataFile;
 
 /**
  * A local copy of a remote lakehouse's objects, for the embedded SQL engine, which cannot read
@@ -48,23 +49,25 @@ final class ObjectCache {
     return reused;
   }
 
-  /** A table's Parquet files grouped by partition folder, e.g. {@code event_date=2026-11-28}. */
-  Map<String, List<MatchResult.Metadata>> partitions(String tablePath) throws IOException {
-    String tableRoot = lakehouse + "/" + tablePath;
-    MatchResult m = FileSystems.match(tableRoot + "/**.parquet", EmptyMatchTreatment.ALLOW);
+  /**
+   * The data files of a table's current Iceberg snapshot grouped by partition folder, e.g. {@code
+   * event_date=2026-11-28}: only committed files, never one being written or replaced.
+   */
+  static Map<String, List<MatchResult.Metadata>> partitions(LakeTables tables, Catalog.Table t) {
     Map<String, List<MatchResult.Metadata>> out = new TreeMap<>();
-    if (m.status() != MatchResult.Status.OK) {
-      return out;
-    }
-    String prefix = FileSystems.matchNewResource(tableRoot, true).toString();
-    for (MatchResult.Metadata md : m.metadata()) {
-      String path = md.resourceId().toString();
-      if (!path.startsWith(prefix) || path.substring(prefix.length()).startsWith("_")) {
-        continue; // not below the table, or _manifest/_staging
-      }
-      String rel = path.substring(prefix.length());
+    String prefix = tables.config().root() + "/" + t.path() + "/";
+    for (DataFile f : tables.files(t)) {
+      String path = f.location();
+      String rel = path.startsWith(prefix) ? path.substring(prefix.length()) : path;
       String partition = rel.contains("/") ? rel.substring(0, rel.lastIndexOf('/')) : "";
-      out.computeIfAbsent(partition, k -> new ArrayList<>()).add(md);
+      out.computeIfAbsent(partition, k -> new ArrayList<>())
+          .add(
+              MatchResult.Metadata.builder()
+                  .setResourceId(FileSystems.matchNewResource(path, false))
+                  .setSizeBytes(f.fileSizeInBytes())
+                  .setIsReadSeekEfficient(true)
+                  .setLastModifiedMillis(0)
+                  .build());
     }
     return out;
   }
@@ -106,16 +109,26 @@ final class ObjectCache {
     }
   }
 
-  /** Mirrors every partition of every catalog table (for the whole-table quality and validate). */
-  Path mirrorAll() throws IOException {
+  /**
+   * Mirrors every partition of every table (for the whole-table quality and validate); returns the
+   * local copies of each table's committed files.
+   */
+  Map<String, List<String>> mirrorAll(LakeTables tables) throws IOException {
+    Map<String, List<String>> out = new TreeMap<>();
     for (Catalog.Table t : Catalog.TABLES) {
-      Map<String, List<MatchResult.Metadata>> parts = partitions(t.path());
+      Map<String, List<MatchResult.Metadata>> parts = partitions(tables, t);
+      List<String> local = new ArrayList<>();
       for (Map.Entry<String, List<MatchResult.Metadata>> p : parts.entrySet()) {
         fetch(t.path(), p.getKey(), p.getValue());
+        for (MatchResult.Metadata md : p.getValue()) {
+          local.add(
+              localDir(t.path(), p.getKey()).resolve(md.resourceId().getFilename()).toString());
+        }
       }
       pruneGonePartitions(t.path(), parts.keySet());
+      out.put(t.name(), local);
     }
-    return root;
+    return out;
   }
 
   private void pruneGonePartitions(String tablePath, Set<String> partitions) throws IOException {

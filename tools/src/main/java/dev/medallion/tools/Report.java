@@ -1,6 +1,7 @@
 package dev.medallion.tools;
 
 import dev.medallion.core.RunnerDrops;
+import dev.medallion.lakehouse.LakeTables;
 import dev.medallion.pipelines.IotJob;
 import dev.medallion.pipelines.IotOptions;
 import dev.medallion.pipelines.Progress;
@@ -70,7 +71,7 @@ final class Report {
         });
     if ((stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD)
         && !options.getLakehouse().startsWith("s3://")) {
-      try (LakeSql sql = new LakeSql(options.getLakehouse())) {
+      try (LakeSql sql = new LakeSql(LakeTables.Config.of(options))) {
         System.out.println("latest Gold rows (device_minute, newest pane of each device-minute):");
         System.out.print(
             sql.table(

@@ -25,19 +25,23 @@ class FaultsTest {
   @TempDir Path tmp;
 
   /** Exit code and stderr of one command. */
-  record Outcome(int code, String err) {}
+  record Outcome(int code, String err, String out) {}
 
   static Outcome medallion(String... args) {
     PrintStream err = System.err;
+    PrintStream out = System.out;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
     System.setErr(new PrintStream(captured, true));
+    System.setOut(new PrintStream(printed, true));
     int code;
     try {
       code = Medallion.run(args);
     } finally {
       System.setErr(err);
+      System.setOut(out);
     }
-    return new Outcome(code, captured.toString());
+    return new Outcome(code, captured.toString(), printed.toString());
   }
 
   /** {@code medallion args} in a JVM of its own (to be killed, or to run beside this one). */
@@ -63,34 +67,12 @@ class FaultsTest {
   }
 
   @Test
-  void aCommitThatDiedBetweenCopyAndDeleteStaysCommitted() throws Exception {
-    // On S3 the manifest commit (rename .pending -> .txt) is a copy, then a delete. A run killed
-    // between the two leaves both files: the run is committed, and the next run must not undo it.
-    Path lake = tmp.resolve("lake");
-    Path a = usersInput("a");
-    Outcome first = medallion("users", "--lakehouse=" + lake, "--input=" + a + "/*", "--runId=one");
-    assertThat(first.code()).as(first.err()).isZero();
-    long bronze = count(lake, "SELECT count(*) FROM bronze_user_events");
-    long silver = count(lake, "SELECT count(*) FROM silver_user_events");
-    Path manifests = lake.resolve("bronze/user_events/_manifest");
-    Files.copy(manifests.resolve("one.txt"), manifests.resolve("one.pending"));
-
-    Outcome again = medallion("users", "--lakehouse=" + lake, "--input=" + a + "/*", "--runId=two");
-    assertThat(again.code()).as(again.err()).isZero();
-    assertThat(again.err()).doesNotContain("undid");
-    assertThat(count(lake, "SELECT count(*) FROM bronze_user_events")).isEqualTo(bronze);
-    assertThat(count(lake, "SELECT count(*) FROM silver_user_events")).isEqualTo(silver);
-    assertThat(manifests.resolve("one.pending")).doesNotExist();
-    assertThat(manifests.resolve("one.txt")).exists();
-  }
-
-  @Test
   void aSecondWriterWhileARunIsGoingIsRefusedAndNothingIsLost() throws Exception {
     Path lake = tmp.resolve("lake");
     // A live run in another JVM: 20 minutes of event time at 60x, about 20 s.
     Process child =
         child("live.log", "run", "--lakehouse=" + lake, "--durationMinutes=20", "--runId=live");
-    Path lock = lake.resolve("_lock");
+    Path lock = lake.resolve("_catalog/_lock");
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
     while (child.isAlive()
         && System.nanoTime() < deadline
@@ -107,7 +89,7 @@ class FaultsTest {
         .contains("is being written by another run (run live")
         .doesNotContain("\tat ");
     assertThat(lake.resolve("_runs/second")).doesNotExist();
-    assertThat(lake.resolve(Lakehouse.MANIFEST_USERS)).doesNotExist();
+    assertThat(hasParquet(lake.resolve(Lakehouse.BRONZE_USERS))).isFalse();
 
     assertThat(child.waitFor(3, TimeUnit.MINUTES)).isTrue();
     assertThat(child.exitValue()).as(Files.readString(tmp.resolve("live.log"))).isZero();
@@ -128,15 +110,18 @@ class FaultsTest {
   }
 
   @Test
-  void theStagingOfAKilledRunIsRemovedByTheNextRun() throws Exception {
+  void theUncommittedFilesOfAKilledRunAreRemovedByTheNextRun() throws Exception {
     Path lake = tmp.resolve("lake");
-    Path staged = lake.resolve("_staging/killed/silver/user_events/event_date=2026-11-28");
-    Files.createDirectories(staged);
-    Files.writeString(staged.resolve("part-killed-00000-of-00001.parquet"), "half a file");
+    Path partition = lake.resolve("silver/user_events/event_date=2026-11-28");
+    Files.createDirectories(partition);
+    Files.writeString(partition.resolve("part-killed-00000-of-00001.parquet"), "half a file");
+    Files.createDirectories(lake.resolve("_runs"));
+    Files.writeString(lake.resolve("_runs/killed"), "started 2026-11-29T10:00:00Z\n");
     Outcome run = medallion("users", "--lakehouse=" + lake, "--input=" + usersInput("a") + "/*");
     assertThat(run.code()).as(run.err()).isZero();
-    assertThat(run.err()).contains("removed the staging of killed run(s) [killed]");
-    assertThat(lake.resolve("_staging/killed")).doesNotExist();
+    assertThat(run.err()).contains("removed the uncommitted files of killed run(s) [killed]");
+    assertThat(partition.resolve("part-killed-00000-of-00001.parquet")).doesNotExist();
+    assertThat(Files.readString(lake.resolve("_runs/killed"))).startsWith("ended");
   }
 
   @Test
@@ -203,13 +188,18 @@ class FaultsTest {
     }
     assertThat(child.isAlive()).as("the replay was still running when Bronze had files").isTrue();
     child.destroyForcibly().waitFor(); // SIGKILL: no shutdown hook, no clean-up
-    assertThat(lake.resolve(Lakehouse.MANIFEST_IOT).resolve("killed.pending")).exists();
+    assertThat(Files.readString(lake.resolve("_runs/killed"))).startsWith("started");
+    try (LakeSql sql = new LakeSql(lake.toString())) {
+      assertThat(sql.has("bronze_iot_events"))
+          .as("nothing of the killed run is committed")
+          .isFalse();
+    }
 
     Outcome rerun =
         medallion(
             "run", "--lakehouse=" + lake, "--devices=" + Runs.DEVICES, "--input=" + Runs.EVENTS);
     assertThat(rerun.code()).as(rerun.err()).isZero();
-    assertThat(rerun.err()).contains("undid the unfinished run(s) [killed]");
+    assertThat(rerun.err()).contains("removed the uncommitted files of killed run(s) [killed]");
     // Every line of the input exactly once, in Bronze or as a Bronze dead letter.
     long lines = Files.readAllLines(Runs.EVENTS).size();
     long rows = count(lake, "SELECT count(*) FROM bronze_iot_events");
@@ -256,8 +246,6 @@ class FaultsTest {
     assertThat(count(lake, "SELECT count(*) FROM silver_sensor_readings")).isEqualTo(silver);
     assertThat(count(lake, "SELECT count(*) FROM gold_device_minute")).isEqualTo(gold);
     assertThat(count(lake, "SELECT count(*) FROM quarantine_iot_events")).isEqualTo(quarantined);
-    assertThat(lake.resolve("_staging"))
-        .satisfiesAnyOf(p -> assertThat(p).doesNotExist(), p -> assertThat(p).isEmptyDirectory());
   }
 
   private static String[] concat(String command, String[] common, String... more) {
@@ -274,8 +262,7 @@ class FaultsTest {
     Outcome users = medallion("users", "--lakehouse=" + lake, "--input=" + folder);
     assertThat(users.code()).isEqualTo(2);
     assertThat(users.err()).contains("is a folder, not a file").contains(folder + "/*.ndjson");
-    assertThat(lake.resolve(Lakehouse.MANIFEST_USERS))
-        .satisfiesAnyOf(p -> assertThat(p).doesNotExist(), p -> assertThat(p).isEmptyDirectory());
+    assertThat(hasParquet(lake)).isFalse();
     Outcome run =
         medallion("run", "--lakehouse=" + lake, "--devices=" + Runs.DEVICES, "--input=" + folder);
     assertThat(run.code()).isEqualTo(2);
@@ -293,9 +280,6 @@ class FaultsTest {
         .containsExactly(
             "medallion users: cannot read input file /proc/self/mem: Input/output error");
     assertThat(hasParquet(lake.resolve(Lakehouse.BRONZE_USERS))).isFalse();
-    try (Stream<Path> manifests = Files.list(lake.resolve(Lakehouse.MANIFEST_USERS))) {
-      assertThat(manifests.toList()).as("no manifest: the file was not ingested").isEmpty();
-    }
   }
 
   @Test
@@ -313,8 +297,6 @@ class FaultsTest {
     assertThat(broken.code()).isEqualTo(1);
     assertThat(broken.err()).contains(file.toString()).contains("not readable Parquet");
     assertThat(broken.err()).doesNotContain("\tat ");
-    assertThat(lake.resolve("_staging"))
-        .satisfiesAnyOf(p -> assertThat(p).doesNotExist(), p -> assertThat(p).isEmptyDirectory());
   }
 
   /**
@@ -349,13 +331,6 @@ class FaultsTest {
       assertThat(hasParquet(lake.resolve(Lakehouse.BRONZE_USERS)))
           .as("the failed run's Bronze files are removed")
           .isFalse();
-      assertThat(lake.resolve("_staging"))
-          .satisfiesAnyOf(p -> assertThat(p).doesNotExist(), p -> assertThat(p).isEmptyDirectory());
-      if (Files.isDirectory(lake.resolve(Lakehouse.MANIFEST_USERS))) {
-        try (Stream<Path> m = Files.list(lake.resolve(Lakehouse.MANIFEST_USERS))) {
-          assertThat(m.toList()).isEmpty();
-        }
-      }
       assertThat(sh("mount", "-o", "remount,size=256m", mount.toString())).isZero();
       Outcome rerun = medallion("users", "--lakehouse=" + lake, "--input=" + in + "/*");
       assertThat(rerun.code()).as(rerun.err()).isZero();

@@ -47,9 +47,9 @@ class MedallionCommandTest {
     String[] r = stderrOf("run", "--input=" + Runs.EVENTS, "--lakehouse=" + lake, "--runId=first");
     assertThat(r[0]).isEqualTo("2");
     assertThat(r[1]).contains("--devices is required").doesNotContain("\tat ");
-    // The refused run claimed nothing: its run id is still free, no manifest was begun.
+    // The refused run claimed nothing: its run id is still free, no table was created.
     assertThat(lake.resolve("_runs/first")).doesNotExist();
-    assertThat(lake.resolve("bronze/iot_events/_manifest")).doesNotExist();
+    assertThat(lake.resolve("bronze/iot_events")).doesNotExist();
   }
 
   @Test

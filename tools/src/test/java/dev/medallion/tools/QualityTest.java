@@ -94,6 +94,11 @@ class QualityTest {
               + partition.resolve("defect-dupes.parquet")
               + "' (FORMAT parquet)");
     }
+    LakeEdits.append(
+        lake,
+        "silver_user_events",
+        List.of(
+            partition.resolve("defect-nulls.parquet"), partition.resolve("defect-dupes.parquet")));
     Quality.Report r = Quality.run(lake.toString(), "silver_user_events", null, null, null);
     assertThat(failed(r)).containsExactlyInAnyOrder("nulls in user_id", "duplicates on");
     assertThat(
@@ -110,6 +115,7 @@ class QualityTest {
               + partition.resolve("defect-type.parquet")
               + "' (FORMAT parquet)");
     }
+    LakeEdits.append(lake, "silver_user_events", List.of(partition.resolve("defect-type.parquet")));
     assertThat(failed(Quality.run(lake.toString(), "silver_user_events", 100.0, 100.0, null)))
         .containsExactly("schema conforms");
   }

@@ -109,7 +109,6 @@ class QueryTest {
   void theNewestPaneViewsOfTheStreamingGoldAreQueryable() throws Exception {
     Path iot = tmp.resolve("iot");
     Runs.run(IotJob.Stage.ALL, Runs.options(iot, "--input=" + Runs.EVENTS));
-    Catalog.register(iot.toString());
     List<String> golden =
         Files.readAllLines(Runs.TESTDATA.resolve("iot/expected/device_minute.csv"));
     try (LakeQuery q = new LakeQuery(iot.toString(), tmp.resolve("cache"))) {

@@ -2,8 +2,10 @@ package dev.medallion.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.medallion.lakehouse.Catalog;
+import dev.medallion.lakehouse.LakeTables;
+import dev.medallion.lakehouse.Lakehouse;
 import dev.medallion.lakehouse.S3Support;
-import dev.medallion.lakehouse.TablePublisher;
 import dev.medallion.pipelines.UserFeaturesJob;
 import dev.medallion.pipelines.UsersOptions;
 import java.nio.file.Files;
@@ -12,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.io.FileSystems;
+import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
+import org.apache.beam.sdk.io.fs.MatchResult;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,11 +72,17 @@ class S3LakehouseTest {
 
   @Test
   void theTablesAreOnS3AndGoldMatchesTheGoldenFile() throws Exception {
-    assertThat(TablePublisher.parquetFiles(LAKE + "/gold/user_features"))
-        .hasSize(1)
-        .allMatch(f -> f.startsWith("s3://"));
-    assertThat(TablePublisher.parquetFiles(LAKE + "/silver/user_events")).hasSize(2);
-    // A rerun finds the manifest on S3 and ingests nothing again.
+    try (LakeTables tables = LakeTables.open(LakeTables.Config.of(LAKE))) {
+      assertThat(tables.paths(Catalog.byPath(Lakehouse.GOLD_USER_FEATURES)))
+          .hasSize(1)
+          .allMatch(f -> f.startsWith(LAKE + "/gold/user_features/"));
+      assertThat(tables.paths(Catalog.byPath(Lakehouse.SILVER_USERS))).hasSize(2);
+    }
+    // The Iceberg metadata is on S3 beside the data.
+    MatchResult metadata =
+        FileSystems.match(LAKE + "/gold/user_features/metadata/*.json", EmptyMatchTreatment.ALLOW);
+    assertThat(metadata.metadata()).isNotEmpty();
+    // A rerun finds the ingested files in Bronze's commits and ingests nothing again.
     assertThat(UserFeaturesJob.run(options(tmp.resolve("in"), "s3-again")).newFiles()).isZero();
 
     List<String> expected =

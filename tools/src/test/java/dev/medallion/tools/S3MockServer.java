@@ -54,6 +54,9 @@ final class S3MockServer implements AutoCloseable {
             .redirectOutput(log.toFile())
             .start();
     S3MockServer server = new S3MockServer(p, port, log);
+    // The embedded catalogs of this server's s3:// lakehouses: as fresh as its buckets.
+    System.setProperty(
+        "medallion.catalogs", Files.createTempDirectory("s3mock-catalogs").toString());
     Instant deadline = Instant.now().plus(Duration.ofSeconds(90));
     while (!server.ready()) {
       if (!p.isAlive() || Instant.now().isAfter(deadline)) {

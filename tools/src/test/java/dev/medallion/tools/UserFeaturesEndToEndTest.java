@@ -158,14 +158,13 @@ class UserFeaturesEndToEndTest {
   }
 
   @Test
-  void aRunThatDiedDuringBronzeIsUndoneAndItsFilesIngestedOnce() throws Exception {
+  void aRunThatDiedBeforeItsCommitLeavesNothingAndItsFilesAreIngestedOnce() throws Exception {
     Path lake = tmp.resolve("lake");
     UserFeaturesJob.run(options(lake, inputWith("raw"), "r1"));
-    // A run "dead" began ingesting the late file, wrote part of its Bronze, and died.
+    // A run "dead" began ingesting the late file, wrote part of its Bronze, and died before it
+    // committed anything: its marker says started, its file is in Bronze's folder.
     Path in = inputWith("raw", "late");
-    Path late = in.resolve("events-2026-11-28.ndjson");
-    Path manifest = lake.resolve("bronze/user_events/_manifest");
-    Files.writeString(manifest.resolve("dead.pending"), late + "\n");
+    Files.writeString(lake.resolve("_runs/dead"), "started 2026-11-29T10:00:00Z\n");
     Path bronzeFile;
     try (Stream<Path> files = Files.walk(lake.resolve("bronze/user_events"))) {
       bronzeFile = files.filter(f -> f.toString().endsWith(".parquet")).findFirst().orElseThrow();
@@ -174,7 +173,7 @@ class UserFeaturesEndToEndTest {
 
     UserFeaturesJob.Summary s = UserFeaturesJob.run(options(lake, in, "r2"));
     assertThat(s.newFiles()).isEqualTo(1);
-    assertThat(manifest.resolve("dead.pending")).doesNotExist();
+    assertThat(Files.readString(lake.resolve("_runs/dead"))).startsWith("ended");
     assertThat(bronzeFile.resolveSibling("part-dead-00000-of-00001.parquet")).doesNotExist();
     assertCounts(lake, "second");
     assertGoldEquals(lake, "second");

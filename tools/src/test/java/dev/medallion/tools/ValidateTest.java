@@ -7,9 +7,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
+import org.apache.iceberg.expressions.Expressions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,7 +37,7 @@ class ValidateTest {
 
   @Test
   void aLostQuarantineBreaksTheSilverBalance() throws Exception {
-    deleteTree(lake.resolve("quarantine/iot_events/stage=silver"));
+    LakeEdits.delete(lake, "quarantine_iot_events", Expressions.equal("stage", "silver"));
     assertThat(failed(Validate.validate(lake.toString(), Runs.EVENTS.toString())))
         .containsExactly("bronze = silver + quarantined, per source");
   }
@@ -58,7 +57,7 @@ class ValidateTest {
   @Test
   void goldThatDisagreesWithSilverFailsAndTheCommandExitsOne() throws Exception {
     // Drop the heartbeats: Gold still counts them, a recomputation from Silver does not.
-    deleteTree(lake.resolve("silver/device_heartbeats"));
+    LakeEdits.delete(lake, "silver_device_heartbeats", Expressions.alwaysTrue());
     PrintStream stdout = System.out;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     System.setOut(new PrintStream(captured, true));
@@ -72,13 +71,5 @@ class ValidateTest {
     assertThat(captured.toString())
         .contains("FAIL gold    device_minute equals a recomputation from Silver")
         .contains("FAIL silver  bronze = silver + quarantined, per source");
-  }
-
-  private static void deleteTree(Path dir) throws Exception {
-    try (Stream<Path> files = Files.walk(dir)) {
-      for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(f);
-      }
-    }
   }
 }

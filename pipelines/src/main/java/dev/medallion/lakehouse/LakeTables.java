@@ -1,0 +1,729 @@
+package dev.medallion.lakehouse;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import dev.medallion.core.Json;
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.beam.sdk.io.FileSystems;
+import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
+import org.apache.beam.sdk.io.fs.MatchResult;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Metrics;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.OverwriteFiles;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.ReplacePartitions;
+import org.apache.iceberg.RewriteFiles;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotUpdate;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.jdbc.UncheckedSQLException;
+import org.apache.iceberg.mapping.MappingUtil;
+import org.apache.iceberg.mapping.NameMappingParser;
+import org.apache.iceberg.parquet.ParquetUtil;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * The lakehouse's tables as Apache Iceberg tables: Beam writes Parquet data files into a table's
+ * folder as before, and nothing a reader sees changes until they are committed here, each change of
+ * a table one atomic Iceberg commit. Readers plan their files from a table's current snapshot, so a
+ * file that was written but not committed (a run that died, a file being replaced) is never read.
+ *
+ * <p>A run that changes several tables commits a {@link Step} per table. The first commit carries
+ * the whole list in its snapshot summary ({@code medallion.plan}), so once it is in, the run has
+ * happened: {@link #rollForward} finishes any step a crash left out, at the end of the run or at
+ * the start of the next. Bronze's first commit also carries the input files it ingested ({@code
+ * medallion.ingested-files}), so "ingested" and "in Bronze" are one fact.
+ *
+ * <p>The catalog is embedded by default: JDBC on a SQLite file, {@code
+ * <lakehouse>/_catalog/iceberg.db}; its commits are compare-and-swap updates of one row, safe
+ * between processes. {@code --catalog=glue} uses AWS Glue instead.
+ */
+public final class LakeTables implements AutoCloseable {
+  public static final String RUN_ID = "medallion.run-id";
+  public static final String STEP = "medallion.step";
+  public static final String PLAN = "medallion.plan";
+  public static final String INGESTED = "medallion.ingested-files";
+
+  /** Where the tables are and which catalog keeps them; serializable, for the streaming commits. */
+  public record Config(String lakehouse, String catalog, String catalogUri)
+      implements Serializable {
+    public static Config of(LakehouseOptions o) {
+      return new Config(o.getLakehouse(), o.getCatalog(), o.getCatalogUri());
+    }
+
+    private static volatile String defaultCatalog = "jdbc";
+    private static volatile String defaultCatalogUri = "";
+
+    /**
+     * The catalog flags of a command that is not a pipeline ({@code query}, {@code quality}, …),
+     * set once from its command line; {@link #of(String)} uses them.
+     */
+    public static void setDefaults(String catalog, String catalogUri) {
+      defaultCatalog = catalog;
+      defaultCatalogUri = catalogUri;
+    }
+
+    /** A lakehouse with the catalog flags this process was given (the embedded one by default). */
+    public static Config of(String lakehouse) {
+      return new Config(lakehouse, defaultCatalog, defaultCatalogUri);
+    }
+
+    /**
+     * The lakehouse root, absolute when it is a local folder (catalogs keep absolute locations).
+     */
+    public String root() {
+      if (lakehouse.contains("://")) {
+        return lakehouse.replaceAll("/+$", "");
+      }
+      return Path.of(lakehouse).toAbsolutePath().normalize().toString();
+    }
+
+    public boolean glue() {
+      return "glue".equals(catalog);
+    }
+
+    /** The JDBC URL of the embedded catalog. */
+    public String jdbcUri() {
+      if (!catalogUri.isEmpty()) {
+        return catalogUri;
+      }
+      return "jdbc:sqlite:" + localCatalogDir().resolve("iceberg.db");
+    }
+
+    /**
+     * The local folder of the embedded catalog (and of the lakehouse lock): {@code _catalog/} in a
+     * local lakehouse; for an {@code s3://} one, a folder under {@code ~/.medallion/catalogs/} (or
+     * the system property {@code medallion.catalogs}).
+     */
+    public Path localCatalogDir() {
+      if (!lakehouse.contains("://")) {
+        return Path.of(root(), "_catalog");
+      }
+      String catalogs =
+          System.getProperty(
+              "medallion.catalogs",
+              Path.of(System.getProperty("user.home"), ".medallion", "catalogs").toString());
+      return Path.of(catalogs).resolve(root().replaceAll("[^A-Za-z0-9._-]+", "_"));
+    }
+  }
+
+  /** How a step changes its table. */
+  public enum Op {
+    /** Adds the files. */
+    APPEND,
+    /** The files become the whole table. */
+    REPLACE_ALL,
+    /** The files replace the partitions they are in; other partitions stay. */
+    REPLACE_PARTITIONS,
+    /** The files replace the rows whose {@code column} is one of {@code values}. */
+    REPLACE_WHERE,
+    /** The files replace the files named in {@code values}, which hold the same rows. */
+    REWRITE
+  }
+
+  /** One table's change in a run: files (full paths) and how they go in. */
+  public record Step(String table, Op op, List<String> files, String column, List<String> values) {
+    public static Step of(String table, Op op, List<String> files) {
+      return new Step(table, op, files, "", List.of());
+    }
+
+    public static Step replaceWhere(
+        String table, String column, List<String> values, List<String> files) {
+      return new Step(table, Op.REPLACE_WHERE, files, column, values);
+    }
+  }
+
+  private final Config config;
+  private final org.apache.iceberg.catalog.Catalog catalog;
+  private final Map<String, Table> loaded = new HashMap<>();
+
+  private LakeTables(Config config, org.apache.iceberg.catalog.Catalog catalog) {
+    this.config = config;
+    this.catalog = catalog;
+  }
+
+  public static LakeTables open(LakehouseOptions o) {
+    return open(Config.of(o));
+  }
+
+  public static LakeTables open(Config config) {
+    Map<String, String> props = new HashMap<>();
+    props.put(CatalogProperties.WAREHOUSE_LOCATION, config.root());
+    props.put(CatalogProperties.FILE_IO_IMPL, BeamFileIO.class.getName());
+    if (config.glue()) {
+      try {
+        return new LakeTables(
+            config,
+            CatalogUtil.loadCatalog(
+                "org.apache.iceberg.aws.glue.GlueCatalog", "medallion", props, null));
+      } catch (IllegalArgumentException | NoClassDefFoundError e) {
+        throw new IllegalArgumentException(
+            "--catalog=glue needs iceberg-aws and the AWS SDK's glue module on the classpath: "
+                + e.getMessage());
+      }
+    }
+    if (!"jdbc".equals(config.catalog())) {
+      throw new IllegalArgumentException(
+          "--catalog must be jdbc (the embedded catalog) or glue, got '" + config.catalog() + "'");
+    }
+    String uri = config.jdbcUri();
+    if (uri.startsWith("jdbc:sqlite:") && config.catalogUri().isEmpty()) {
+      try {
+        Files.createDirectories(config.localCatalogDir());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create " + config.localCatalogDir(), e);
+      }
+    }
+    props.put(CatalogProperties.URI, uri);
+    props.put("jdbc.schema-version", "V1");
+    // Another process holding SQLite's write lock makes this one wait, not fail.
+    props.put("jdbc.busy_timeout", "60000");
+    // The catalog's own tables are created (if missing) by a catalog that is closed at once:
+    // Iceberg leaves the result set of that check open, and on SQLite an open result set holds a
+    // read lock on the file for as long as its pooled connection lives, blocking every commit.
+    try (JdbcCatalog init = new JdbcCatalog()) {
+      init.initialize("medallion-init", props);
+    }
+    props.put("jdbc.init-catalog-tables", "false");
+    JdbcCatalog jdbc = new JdbcCatalog();
+    jdbc.initialize("medallion", props);
+    return new LakeTables(config, jdbc);
+  }
+
+  public Config config() {
+    return config;
+  }
+
+  /** The table, created (empty, with its schema and partitions) when it does not exist yet. */
+  public Table table(Catalog.Table def) {
+    Table cached = loaded.get(def.name());
+    if (cached != null) {
+      return cached;
+    }
+    TableIdentifier id = id(def);
+    Table table;
+    try {
+      table = catalog.loadTable(id);
+    } catch (NoSuchTableException e) {
+      table = create(def, id);
+    }
+    if (!table.properties().containsKey(TableProperties.DEFAULT_NAME_MAPPING)) {
+      // The data files carry no Iceberg field ids: readers map their columns by name, with the
+      // ids the table itself assigned.
+      table
+          .updateProperties()
+          .set(
+              TableProperties.DEFAULT_NAME_MAPPING,
+              NameMappingParser.toJson(MappingUtil.create(table.schema())))
+          .commit();
+    }
+    loaded.put(def.name(), table);
+    return table;
+  }
+
+  /** The table if it exists (readers never create one). */
+  public Optional<Table> existing(Catalog.Table def) {
+    try {
+      return Optional.of(catalog.loadTable(id(def)));
+    } catch (NoSuchTableException | NoSuchNamespaceException e) {
+      return Optional.empty();
+    }
+  }
+
+  private Table create(Catalog.Table def, TableIdentifier id) {
+    if (catalog instanceof SupportsNamespaces ns && !ns.namespaceExists(id.namespace())) {
+      try {
+        ns.createNamespace(id.namespace());
+      } catch (AlreadyExistsException e) {
+        // created meanwhile by another run
+      }
+    }
+    Schema schema = icebergSchema(def.schema());
+    PartitionSpec.Builder spec = PartitionSpec.builderFor(schema);
+    def.partitions().forEach(spec::identity);
+    try {
+      return catalog
+          .buildTable(id, schema)
+          .withPartitionSpec(spec.build())
+          .withLocation(new Lakehouse(config.root()).table(def.path()))
+          .create();
+    } catch (AlreadyExistsException e) {
+      return catalog.loadTable(id);
+    }
+  }
+
+  static TableIdentifier id(Catalog.Table def) {
+    String[] parts = def.path().split("/");
+    return TableIdentifier.of(Namespace.of(parts[0]), parts[1]);
+  }
+
+  /** Beam schema → Iceberg schema; nullable fields are optional. */
+  static Schema icebergSchema(org.apache.beam.sdk.schemas.Schema beam) {
+    List<Types.NestedField> fields = new ArrayList<>();
+    int id = 1;
+    for (org.apache.beam.sdk.schemas.Schema.Field f : beam.getFields()) {
+      Type type =
+          switch (f.getType().getTypeName()) {
+            case STRING -> Types.StringType.get();
+            case INT32, INT16, BYTE -> Types.IntegerType.get();
+            case INT64 -> Types.LongType.get();
+            case DOUBLE -> Types.DoubleType.get();
+            case FLOAT -> Types.FloatType.get();
+            case BOOLEAN -> Types.BooleanType.get();
+            case DATETIME -> Types.TimestampType.withZone();
+            default -> throw new IllegalArgumentException("no Iceberg type for " + f);
+          };
+      fields.add(
+          f.getType().getNullable()
+              ? Types.NestedField.optional(id++, f.getName(), type)
+              : Types.NestedField.required(id++, f.getName(), type));
+    }
+    return new Schema(fields);
+  }
+
+  /** The data files of a table's current snapshot (none when the table does not exist). */
+  public List<DataFile> files(Catalog.Table def) {
+    return files(def, Expressions.alwaysTrue());
+  }
+
+  /** The data files of the current snapshot that may hold rows matching {@code filter}. */
+  public List<DataFile> files(Catalog.Table def, Expression filter) {
+    Optional<Table> table = existing(def);
+    List<DataFile> out = new ArrayList<>();
+    if (table.isEmpty() || table.get().currentSnapshot() == null) {
+      return out;
+    }
+    try (CloseableIterable<FileScanTask> tasks = table.get().newScan().filter(filter).planFiles()) {
+      tasks.forEach(t -> out.add(t.file().copy()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot plan the files of " + def.name(), e);
+    }
+    out.sort(java.util.Comparator.comparing(DataFile::location));
+    return out;
+  }
+
+  /** The paths of {@link #files(Catalog.Table)}. */
+  public List<String> paths(Catalog.Table def) {
+    return files(def).stream().map(DataFile::location).toList();
+  }
+
+  /** Every input file any committed Bronze snapshot ingested. */
+  public Set<String> ingested(Catalog.Table bronze) {
+    Set<String> out = new TreeSet<>();
+    Optional<Table> table = existing(bronze);
+    if (table.isPresent()) {
+      for (Snapshot s : table.get().snapshots()) {
+        String files = s.summary().get(INGESTED);
+        if (files != null) {
+          out.addAll(fromJson(files));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Whether any table has a commit of run {@code runId}. */
+  public boolean committed(String runId) {
+    for (Catalog.Table def : Catalog.TABLES) {
+      Optional<Table> table = existing(def);
+      if (table.isPresent()) {
+        for (Snapshot s : table.get().snapshots()) {
+          if (runId.equals(s.summary().get(RUN_ID))) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  /** The files run {@code runId} wrote, in every table, that none of its commits added. */
+  public List<String> uncommittedFilesOf(String runId) {
+    List<String> out = new ArrayList<>();
+    for (Catalog.Table def : Catalog.TABLES) {
+      List<String> written = writtenBy(def, runId, "");
+      if (written.isEmpty()) {
+        continue;
+      }
+      Set<String> committed = new java.util.HashSet<>();
+      existing(def)
+          .ifPresent(
+              t -> {
+                for (Snapshot s : t.snapshots()) {
+                  if (runId.equals(s.summary().get(RUN_ID))) {
+                    s.addedDataFiles(t.io()).forEach(f -> committed.add(f.location()));
+                  }
+                }
+              });
+      written.stream().filter(f -> !committed.contains(f)).forEach(out::add);
+    }
+    return out;
+  }
+
+  /**
+   * The files run {@code runId} wrote to a table (below {@code under}, e.g. {@code stage=silver}).
+   */
+  public List<String> writtenBy(Catalog.Table def, String runId, String under) {
+    String location = new Lakehouse(config.root()).table(def.path());
+    String root = under.isEmpty() ? location : location + "/" + under;
+    try {
+      MatchResult m =
+          FileSystems.match(root + "/**part-" + runId + "-*.parquet", EmptyMatchTreatment.ALLOW);
+      List<String> out = new ArrayList<>();
+      if (m.status() == MatchResult.Status.OK) {
+        for (MatchResult.Metadata md : m.metadata()) {
+          String path = md.resourceId().toString();
+          if (!path.contains("/.temp")) {
+            out.add(path);
+          }
+        }
+      }
+      out.sort(null);
+      return out;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list the files of " + def.name(), e);
+    }
+  }
+
+  /**
+   * Commits a run's steps: the first (its snapshot carrying the plan and {@code firstSummary}),
+   * then the others. Appends without files are left out.
+   */
+  public void commit(String runId, List<Step> steps, Map<String, String> firstSummary) {
+    List<Step> plan =
+        steps.stream().filter(s -> !(s.op() == Op.APPEND && s.files().isEmpty())).toList();
+    if (plan.isEmpty()) {
+      return;
+    }
+    Map<String, String> summary = new LinkedHashMap<>(firstSummary);
+    summary.put(PLAN, planJson(plan));
+    apply(runId, 0, plan.get(0), summary);
+    CrashPoints.reached(CrashPoints.MID_PUBLISH);
+    rollForward();
+  }
+
+  /** Appends files as one commit of run {@code runId} (a streaming flush). */
+  public void append(String runId, String table, List<String> files, Map<String, String> summary) {
+    apply(runId, -1, Step.of(table, Op.APPEND, files), summary);
+  }
+
+  /**
+   * Replaces files of a table by files holding the same rows (compaction), as one commit. Refused
+   * when a file to replace is no longer in the table or the row counts differ.
+   */
+  public void rewrite(String runId, String table, List<String> replaced, List<String> added) {
+    apply(runId, -1, new Step(table, Op.REWRITE, added, "", replaced), Map.of());
+  }
+
+  /**
+   * Finishes every run whose first commit is in but whose other steps are not (a crash between
+   * them): appends are always completed; a replacing step only while no later run has changed its
+   * table since. Returns how many steps it applied.
+   */
+  public int rollForward() {
+    int applied = 0;
+    for (Catalog.Table def : Catalog.TABLES) {
+      Optional<Table> carrier = existing(def);
+      if (carrier.isEmpty()) {
+        continue;
+      }
+      for (Snapshot s : carrier.get().snapshots()) {
+        String planJson = s.summary().get(PLAN);
+        if (planJson == null) {
+          continue;
+        }
+        String runId = s.summary().get(RUN_ID);
+        List<Step> plan = read(planJson, new TypeReference<List<Step>>() {});
+        for (int i = 1; i < plan.size(); i++) {
+          Step step = plan.get(i);
+          Table target = table(Catalog.table(step.table()));
+          target.refresh();
+          if (done(target, runId, i)
+              || (step.op() != Op.APPEND && superseded(target, runId, s.timestampMillis()))) {
+            continue;
+          }
+          apply(runId, i, step, Map.of());
+          applied++;
+        }
+      }
+    }
+    return applied;
+  }
+
+  private static boolean done(Table table, String runId, int step) {
+    for (Snapshot s : table.snapshots()) {
+      if (runId.equals(s.summary().get(RUN_ID))
+          && String.valueOf(step).equals(s.summary().get(STEP))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean superseded(Table table, String runId, long since) {
+    for (Snapshot s : table.snapshots()) {
+      if (s.timestampMillis() >= since && !runId.equals(s.summary().get(RUN_ID))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Commits a step. Iceberg retries a commit that lost a race with another writer's; SQLite may
+   * also refuse the catalog update at once when two connections want to write together ({@code
+   * SQLITE_BUSY}, nothing changed): then the step is built again on the table's newest state.
+   */
+  private void apply(String runId, int index, Step step, Map<String, String> summary) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        if (embedded()) {
+          // One commit at a time on this catalog file, between threads and processes alike.
+          synchronized (COMMITS) {
+            try (java.nio.channels.FileChannel channel =
+                    java.nio.channels.FileChannel.open(
+                        config.localCatalogDir().resolve("_commit.lock"),
+                        java.nio.file.StandardOpenOption.CREATE,
+                        java.nio.file.StandardOpenOption.WRITE);
+                java.nio.channels.FileLock lock = channel.lock()) {
+              applyOnce(runId, index, step, summary);
+            }
+          }
+        } else {
+          applyOnce(runId, index, step, summary);
+        }
+        return;
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot lock the catalog for a commit", e);
+      } catch (UncheckedSQLException e) {
+        if (attempt >= 30 || !String.valueOf(e.getCause()).contains("SQLITE_BUSY")) {
+          throw e;
+        }
+        try {
+          Thread.sleep(
+              20L * attempt + java.util.concurrent.ThreadLocalRandom.current().nextInt(50));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static final Object COMMITS = new Object();
+
+  private boolean embedded() {
+    return !config.glue() && config.catalogUri().isEmpty();
+  }
+
+  private void applyOnce(String runId, int index, Step step, Map<String, String> summary) {
+    Table table = table(Catalog.table(step.table()));
+    table.refresh();
+    SnapshotUpdate<?> update;
+    switch (step.op()) {
+      case APPEND -> {
+        AppendFiles append = table.newAppend();
+        step.files().forEach(f -> append.appendFile(dataFile(table, f)));
+        update = append;
+      }
+      case REPLACE_PARTITIONS -> {
+        if (step.files().isEmpty()) {
+          return;
+        }
+        ReplacePartitions replace = table.newReplacePartitions();
+        step.files().forEach(f -> replace.addFile(dataFile(table, f)));
+        update = replace;
+      }
+      case REPLACE_ALL, REPLACE_WHERE -> {
+        Expression rows =
+            step.op() == Op.REPLACE_ALL
+                ? Expressions.alwaysTrue()
+                : Expressions.in(step.column(), step.values().toArray());
+        OverwriteFiles overwrite = table.newOverwrite().overwriteByRowFilter(rows);
+        step.files().forEach(f -> overwrite.addFile(dataFile(table, f)));
+        update = overwrite;
+      }
+      case REWRITE -> {
+        Map<String, DataFile> current = new HashMap<>();
+        try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+          tasks.forEach(t -> current.put(t.file().location(), t.file().copy()));
+        } catch (IOException e) {
+          throw new UncheckedIOException("cannot plan the files of " + step.table(), e);
+        }
+        RewriteFiles rewrite = table.newRewrite();
+        long before = 0;
+        for (String f : step.values()) {
+          DataFile old = current.get(f);
+          if (old == null) {
+            throw new IllegalStateException(f + " is no longer in " + step.table());
+          }
+          before += old.recordCount();
+          rewrite.deleteFile(old);
+        }
+        long after = 0;
+        for (String f : step.files()) {
+          DataFile merged = dataFile(table, f);
+          after += merged.recordCount();
+          rewrite.addFile(merged);
+        }
+        if (before != after) {
+          throw new IllegalStateException(
+              "compacting " + step.table() + " would turn " + before + " rows into " + after);
+        }
+        update = rewrite;
+      }
+      default -> throw new IllegalStateException(step.op().name());
+    }
+    update.set(RUN_ID, runId);
+    if (index >= 0) {
+      update.set(STEP, String.valueOf(index));
+    }
+    summary.forEach(update::set);
+    update.commit();
+  }
+
+  /**
+   * A written Parquet file as an Iceberg data file: its partition from its folder, its metrics from
+   * its footer (timestamp bounds scaled from the files' milliseconds to Iceberg's microseconds).
+   */
+  static DataFile dataFile(Table table, String path) {
+    InputFile in = table.io().newInputFile(path);
+    Metrics metrics;
+    try {
+      metrics =
+          ParquetUtil.fileMetrics(
+              in, MetricsConfig.forTable(table), MappingUtil.create(table.schema()));
+    } catch (RuntimeException e) {
+      // Bounds of a column whose Parquet type is not the table's (a file from another tool):
+      // counts only, so that no filter prunes the file wrongly; readers report the mismatch.
+      metrics =
+          ParquetUtil.fileMetrics(
+              in,
+              MetricsConfig.fromProperties(
+                  Map.of(TableProperties.DEFAULT_WRITE_METRICS_MODE, "counts")),
+              MappingUtil.create(table.schema()));
+    }
+    DataFiles.Builder file =
+        DataFiles.builder(table.spec())
+            .withPath(path)
+            .withFormat(FileFormat.PARQUET)
+            .withFileSizeInBytes(in.getLength())
+            .withMetrics(millisToMicros(table.schema(), metrics));
+    if (table.spec().isPartitioned()) {
+      String prefix = table.location().replaceAll("/+$", "") + "/";
+      if (!path.startsWith(prefix)) {
+        throw new IllegalArgumentException(path + " is not below the table " + table.location());
+      }
+      String rel = path.substring(prefix.length());
+      file.withPartitionPath(rel.substring(0, Math.max(0, rel.lastIndexOf('/'))));
+    }
+    return file.build();
+  }
+
+  /**
+   * Parquet TIMESTAMP(MILLIS) footer statistics arrive unscaled and Iceberg reads bounds as
+   * microseconds: lower bound × 1000, upper bound × 1000 + 999.
+   */
+  static Metrics millisToMicros(Schema schema, Metrics m) {
+    if (m.lowerBounds() == null || m.upperBounds() == null) {
+      return m;
+    }
+    Map<Integer, ByteBuffer> lower = new HashMap<>(m.lowerBounds());
+    Map<Integer, ByteBuffer> upper = new HashMap<>(m.upperBounds());
+    for (Types.NestedField f : schema.columns()) {
+      if (f.type().typeId() == Type.TypeID.TIMESTAMP) {
+        lower.computeIfPresent(f.fieldId(), (id, b) -> scaled(f.type(), b, 0));
+        upper.computeIfPresent(f.fieldId(), (id, b) -> scaled(f.type(), b, 999));
+      }
+    }
+    return new Metrics(
+        m.recordCount(),
+        m.columnSizes(),
+        m.valueCounts(),
+        m.nullValueCounts(),
+        m.nanValueCounts(),
+        lower,
+        upper);
+  }
+
+  private static ByteBuffer scaled(Type type, ByteBuffer millis, long plus) {
+    long v = Conversions.<Long>fromByteBuffer(type, millis);
+    return Conversions.toByteBuffer(type, v * 1000 + plus);
+  }
+
+  private static List<String> fromJson(String json) {
+    return read(json, new TypeReference<List<String>>() {});
+  }
+
+  /** A plan as its snapshot summary holds it. */
+  static String planJson(List<Step> plan) {
+    return write(plan);
+  }
+
+  public static String toJson(List<String> files) {
+    return write(files);
+  }
+
+  private static String write(Object value) {
+    try {
+      return Json.mapper().writeValueAsString(value);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static <T> T read(String json, TypeReference<T> type) {
+    try {
+      return Json.mapper().readValue(json, type);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("unreadable Medallion snapshot summary: " + json, e);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (catalog instanceof AutoCloseable c) {
+      try {
+        c.close();
+      } catch (IOException | RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IOException(e);
+      }
+    }
+  }
+}

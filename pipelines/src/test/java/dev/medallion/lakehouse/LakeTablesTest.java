@@ -1,0 +1,197 @@
+package dev.medallion.lakehouse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.medallion.core.WriteTable;
+import dev.medallion.users.UserEvent;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expressions;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The lakehouse's Iceberg tables: Parquet files written by {@link WriteTable} become visible only
+ * by a commit, commits from several processes at once lose nothing, and a run's plan is finished by
+ * {@link LakeTables#rollForward} after a crash between its commits.
+ */
+class LakeTablesTest {
+  static final Catalog.Table SILVER = Catalog.byPath(Lakehouse.SILVER_USERS);
+  static final Catalog.Table BRONZE = Catalog.byPath(Lakehouse.BRONZE_USERS);
+
+  @TempDir Path dir;
+
+  LakeTables.Config config() {
+    return new LakeTables.Config(dir.resolve("lake").toString(), "jdbc", "");
+  }
+
+  /** Writes events into Silver's folder as run {@code runId}; the files, uncommitted. */
+  List<String> write(String runId, List<UserEvent> events, LakeTables tables) {
+    Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
+    p.apply(Create.of(events))
+        .apply(
+            WriteTable.<UserEvent>to(
+                    new Lakehouse(tables.config().root()).table(SILVER.path()),
+                    e -> "event_date=" + e.getEventDate(),
+                    runId)
+                .withNumShards(1));
+    p.run().waitUntilFinish();
+    return tables.writtenBy(SILVER, runId, "");
+  }
+
+  @Test
+  void writtenFilesAreInvisibleUntilCommittedAndPrunedByPartitionAndTime() throws Exception {
+    try (LakeTables tables = LakeTables.open(config())) {
+      List<String> files =
+          write(
+              "r1",
+              List.of(
+                  event("e1", "2026-11-28T10:00:00.123Z"),
+                  event("e2", "2026-11-29T23:59:59.999Z"),
+                  event("e3", "2026-11-29T08:00:00Z")),
+              tables);
+      assertThat(files).hasSize(2);
+      assertThat(tables.files(SILVER)).isEmpty();
+
+      tables.append("r1", SILVER.name(), files, Map.of());
+      assertThat(tables.paths(SILVER)).containsExactlyElementsOf(files);
+      assertThat(tables.files(SILVER).stream().mapToLong(DataFile::recordCount).sum()).isEqualTo(3);
+      assertThat(tables.files(SILVER, Expressions.equal("event_date", "2026-11-28")))
+          .singleElement()
+          .satisfies(f -> assertThat(f.location()).contains("/event_date=2026-11-28/"));
+      // Millisecond timestamps in the files, microsecond bounds in Iceberg: pruning stays right.
+      assertThat(
+              tables.files(
+                  SILVER,
+                  Expressions.greaterThanOrEqual("event_timestamp", "2026-11-29T23:59:59.999Z")))
+          .singleElement()
+          .satisfies(f -> assertThat(f.location()).contains("/event_date=2026-11-29/"));
+      assertThat(
+              tables.files(
+                  SILVER,
+                  Expressions.greaterThanOrEqual("event_timestamp", "2026-11-30T00:00:00Z")))
+          .isEmpty();
+    }
+  }
+
+  @Test
+  void writersCommittingAtOnceFromTwoCatalogConnectionsLoseNothing() throws Exception {
+    List<String> files = new ArrayList<>();
+    try (LakeTables setup = LakeTables.open(config())) {
+      for (int i = 0; i < 12; i++) {
+        files.addAll(
+            write("w" + i, List.of(event("e" + i, "2026-11-" + (10 + i) + "T10:00:00Z")), setup));
+      }
+      setup.table(SILVER);
+    }
+    assertThat(files).hasSize(12);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    List<Future<?>> done = new ArrayList<>();
+    for (int w = 0; w < 2; w++) {
+      List<String> mine = files.subList(w * 6, w * 6 + 6);
+      done.add(
+          pool.submit(
+              () -> {
+                // A catalog of its own, as another process would have.
+                try (LakeTables tables = LakeTables.open(config())) {
+                  for (String f : mine) {
+                    tables.append("w", SILVER.name(), List.of(f), Map.of());
+                  }
+                }
+                return null;
+              }));
+    }
+    for (Future<?> f : done) {
+      f.get();
+    }
+    pool.shutdown();
+    try (LakeTables tables = LakeTables.open(config())) {
+      assertThat(tables.paths(SILVER)).containsExactlyInAnyOrderElementsOf(files);
+      Table t = tables.table(SILVER);
+      assertThat(t.snapshots()).hasSize(12);
+    }
+  }
+
+  @Test
+  void aPlanWhoseFirstCommitIsInIsFinishedByRollForwardAndOnlyOnce() throws Exception {
+    try (LakeTables tables = LakeTables.open(config())) {
+      List<String> silver = write("r1", List.of(event("e1", "2026-11-28T10:00:00Z")), tables);
+      List<LakeTables.Step> plan =
+          List.of(
+              LakeTables.Step.of(BRONZE.name(), LakeTables.Op.APPEND, List.of()),
+              LakeTables.Step.of(SILVER.name(), LakeTables.Op.REPLACE_ALL, silver));
+      // As a run killed right after its first commit leaves it: the plan is in, Silver is not.
+      tables.append(
+          "r1",
+          BRONZE.name(),
+          List.of(),
+          Map.of(LakeTables.PLAN, LakeTables.planJson(plan), LakeTables.STEP, "0"));
+      assertThat(tables.files(SILVER)).isEmpty();
+
+      assertThat(tables.rollForward()).isEqualTo(1);
+      assertThat(tables.paths(SILVER)).containsExactlyElementsOf(silver);
+      assertThat(tables.rollForward()).as("a finished step is never applied twice").isZero();
+    }
+  }
+
+  @Test
+  void aReplacementThatALaterRunSupersededIsNotRolledForward() throws Exception {
+    try (LakeTables tables = LakeTables.open(config())) {
+      List<String> old = write("r1", List.of(event("e1", "2026-11-28T10:00:00Z")), tables);
+      List<String> later = write("r2", List.of(event("e2", "2026-11-28T11:00:00Z")), tables);
+      tables.append(
+          "r1",
+          BRONZE.name(),
+          List.of(),
+          Map.of(
+              LakeTables.PLAN,
+              LakeTables.planJson(
+                  List.of(
+                      LakeTables.Step.of(BRONZE.name(), LakeTables.Op.APPEND, List.of()),
+                      LakeTables.Step.of(SILVER.name(), LakeTables.Op.REPLACE_ALL, old))),
+              LakeTables.STEP,
+              "0"));
+      Thread.sleep(5); // the later run's commit is strictly later
+      tables.commit(
+          "r2",
+          List.of(LakeTables.Step.of(SILVER.name(), LakeTables.Op.REPLACE_ALL, later)),
+          Map.of());
+      assertThat(tables.paths(SILVER)).containsExactlyElementsOf(later);
+      assertThat(tables.rollForward()).isZero();
+      assertThat(tables.paths(SILVER)).containsExactlyElementsOf(later);
+    }
+  }
+
+  static UserEvent event(String id, String ts) {
+    Instant t = Instant.parse(ts);
+    return UserEvent.builder()
+        .setEventId(id)
+        .setUserId("u-" + id)
+        .setEventType("click")
+        .setEventTimestamp(t)
+        .setEventDate(ts.substring(0, 10))
+        .setSessionId(null)
+        .setProductId(null)
+        .setPrice(null)
+        .setDevice("mobile")
+        .setCountry("DE")
+        .setInvalidFields(null)
+        .setRawLine("{\"event_id\":\"" + id + "\"}")
+        .setSource("test")
+        .setSourceFile("users-0001.ndjson")
+        .setLineNumber(7)
+        .setIngestTs(t)
+        .build();
+  }
+}
