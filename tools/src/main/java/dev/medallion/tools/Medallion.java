@@ -3,6 +3,7 @@ package dev.medallion.tools;
 import dev.medallion.core.Failures;
 import dev.medallion.core.MedallionException;
 import dev.medallion.generator.Generate;
+import dev.medallion.pipelines.CompactOptions;
 import dev.medallion.pipelines.IotJob;
 import dev.medallion.pipelines.IotOptions;
 import dev.medallion.pipelines.UsersOptions;
@@ -79,6 +80,12 @@ public final class Medallion implements Runnable {
         new PipelineCommand.Users(),
         "The batch user-features pipeline: --input NDJSON -> Bronze -> Silver -> Gold.",
         UsersOptions.class);
+    pipeline(
+        cli,
+        "compact",
+        new PipelineCommand.Compact(),
+        "Merge the small files of each table's partitions into one (one Iceberg commit per table).",
+        CompactOptions.class);
     cli.addSubcommand("validate", new Validate());
     cli.addSubcommand("query", new Query());
     cli.addSubcommand("quality", new Quality());

@@ -1,5 +1,7 @@
 package dev.medallion.tools;
 
+import dev.medallion.pipelines.CompactJob;
+import dev.medallion.pipelines.CompactOptions;
 import dev.medallion.pipelines.IotJob;
 import dev.medallion.pipelines.IotOptions;
 import dev.medallion.pipelines.RunnerDefaults;
@@ -70,6 +72,27 @@ abstract class PipelineCommand implements Callable<Integer> {
       UsersOptions options =
           RunnerDefaults.options(flags.toArray(String[]::new), UsersOptions.class);
       Report.print(UserFeaturesJob.run(options), options);
+      return 0;
+    }
+  }
+
+  /** Merges the small files of the tables' partitions. */
+  @Command
+  static final class Compact extends PipelineCommand {
+    @Override
+    public Integer call() throws Exception {
+      CompactOptions options =
+          RunnerDefaults.options(flags.toArray(String[]::new), CompactOptions.class);
+      List<CompactJob.Compacted> done = CompactJob.run(options);
+      if (done.isEmpty()) {
+        System.out.println(
+            "nothing to compact: no partition has " + options.getMinFiles() + " files or more");
+      }
+      for (CompactJob.Compacted c : done) {
+        System.out.printf(
+            "%-26s %d partition(s): %d files -> %d%n",
+            c.table(), c.partitions(), c.filesBefore(), c.filesAfter());
+      }
       return 0;
     }
   }
