@@ -5,7 +5,6 @@ import dev.medallion.core.Json;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -52,7 +51,6 @@ import org.apache.iceberg.jdbc.UncheckedSQLException;
 import org.apache.iceberg.mapping.MappingUtil;
 import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.parquet.ParquetUtil;
-import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
@@ -618,7 +616,7 @@ public final class LakeTables implements AutoCloseable {
 
   /**
    * A written Parquet file as an Iceberg data file: its partition from its folder, its metrics from
-   * its footer (timestamp bounds scaled from the files' milliseconds to Iceberg's microseconds).
+   * its footer (timestamps are microseconds, as Iceberg's bounds are).
    */
   static DataFile dataFile(Table table, String path) {
     InputFile in = table.io().newInputFile(path);
@@ -642,7 +640,7 @@ public final class LakeTables implements AutoCloseable {
             .withPath(path)
             .withFormat(FileFormat.PARQUET)
             .withFileSizeInBytes(in.getLength())
-            .withMetrics(millisToMicros(table.schema(), metrics));
+            .withMetrics(metrics);
     if (table.spec().isPartitioned()) {
       String prefix = table.location().replaceAll("/+$", "") + "/";
       if (!path.startsWith(prefix)) {
@@ -652,37 +650,6 @@ public final class LakeTables implements AutoCloseable {
       file.withPartitionPath(rel.substring(0, Math.max(0, rel.lastIndexOf('/'))));
     }
     return file.build();
-  }
-
-  /**
-   * Parquet TIMESTAMP(MILLIS) footer statistics arrive unscaled and Iceberg reads bounds as
-   * microseconds: lower bound × 1000, upper bound × 1000 + 999.
-   */
-  static Metrics millisToMicros(Schema schema, Metrics m) {
-    if (m.lowerBounds() == null || m.upperBounds() == null) {
-      return m;
-    }
-    Map<Integer, ByteBuffer> lower = new HashMap<>(m.lowerBounds());
-    Map<Integer, ByteBuffer> upper = new HashMap<>(m.upperBounds());
-    for (Types.NestedField f : schema.columns()) {
-      if (f.type().typeId() == Type.TypeID.TIMESTAMP) {
-        lower.computeIfPresent(f.fieldId(), (id, b) -> scaled(f.type(), b, 0));
-        upper.computeIfPresent(f.fieldId(), (id, b) -> scaled(f.type(), b, 999));
-      }
-    }
-    return new Metrics(
-        m.recordCount(),
-        m.columnSizes(),
-        m.valueCounts(),
-        m.nullValueCounts(),
-        m.nanValueCounts(),
-        lower,
-        upper);
-  }
-
-  private static ByteBuffer scaled(Type type, ByteBuffer millis, long plus) {
-    long v = Conversions.<Long>fromByteBuffer(type, millis);
-    return Conversions.toByteBuffer(type, v * 1000 + plus);
   }
 
   private static List<String> fromJson(String json) {

@@ -102,12 +102,14 @@ public class ReadTable<T> extends PTransform<PBegin, PCollection<T>> {
               .withDataModel(GenericData.get())
               .build()) {
         List<String> missing = null;
+        MicrosToMillis millis = null;
         GenericRecord record;
         while ((record = reader.read()) != null) {
           if (missing == null) {
             missing = missingColumns(record.getSchema(), path);
+            millis = MicrosToMillis.of(record.getSchema());
           }
-          out.output(fromRow.apply(toRow(record, missing)));
+          out.output(fromRow.apply(toRow(millis.apply(record), missing)));
         }
       } catch (IOException | RuntimeException e) {
         if (e instanceof MedallionException m) {
@@ -154,6 +156,47 @@ public class ReadTable<T> extends PTransform<PBegin, PCollection<T>> {
         row.addValue(missing.contains(f.getName()) ? null : partial.getValue(f.getName()));
       }
       return row.build();
+    }
+  }
+
+  /**
+   * Timestamps in microseconds (what Medallion writes, as Iceberg asks; other tools too) become the
+   * milliseconds of Beam's DATETIME, which Beam's Avro conversion reads only as timestamp-millis.
+   */
+  static final class MicrosToMillis {
+    private final org.apache.avro.Schema millis;
+    private final boolean[] timestamps;
+
+    private MicrosToMillis(org.apache.avro.Schema millis, boolean[] timestamps) {
+      this.millis = millis;
+      this.timestamps = timestamps;
+    }
+
+    static MicrosToMillis of(org.apache.avro.Schema file) {
+      String json = file.toString();
+      if (!json.contains("\"timestamp-micros\"")) {
+        return new MicrosToMillis(null, null);
+      }
+      boolean[] timestamps = new boolean[file.getFields().size()];
+      for (org.apache.avro.Schema.Field f : file.getFields()) {
+        timestamps[f.pos()] = f.schema().toString().contains("\"timestamp-micros\"");
+      }
+      return new MicrosToMillis(
+          new org.apache.avro.Schema.Parser()
+              .parse(json.replace("\"timestamp-micros\"", "\"timestamp-millis\"")),
+          timestamps);
+    }
+
+    GenericRecord apply(GenericRecord record) {
+      if (millis == null) {
+        return record;
+      }
+      GenericRecord out = new GenericData.Record(millis);
+      for (int i = 0; i < timestamps.length; i++) {
+        Object v = record.get(i);
+        out.put(i, timestamps[i] && v != null ? Math.floorDiv((Long) v, 1000L) : v);
+      }
+      return out;
     }
   }
 
