@@ -15,10 +15,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Real crashes: a {@code users} run in a JVM of its own halts (as {@code kill -9} would) at a
- * chosen point of its table protocol; a rerun must then leave the same tables as one uninterrupted
- * run: every input line in Bronze or its quarantine exactly once, the same Silver, Gold and
- * quarantine.
+ * Real crashes: a {@code users} run in a JVM of its own is killed ({@code kill -9}) in the middle
+ * of its job, or halts (as {@code kill -9} would) at a chosen point of its commits; a rerun must
+ * then leave the same tables as one uninterrupted run: every input line in Bronze or its
+ * quarantine exactly once, the same Silver, Gold and quarantine.
  */
 class CrashTest {
   private static final List<String> TABLES =
@@ -83,6 +83,70 @@ class CrashTest {
     assertThat(rerun.code()).as(rerun.err()).isZero();
     assertThat(tables(lake)).isEqualTo(uninterrupted);
     assertThat(Files.readString(lake.resolve("_runs/crashed"))).startsWith("ended");
+  }
+
+  @Test
+  void aUsersRunKilledDuringItsJobThenRerunHoldsEveryLineOnce(@TempDir Path tmp) throws Exception {
+    Path in = tmp.resolve("in");
+    Files.createDirectories(in);
+    assertThat(
+            FaultsTest.medallion(
+                    "generate",
+                    "--kind=users",
+                    "--count=30000",
+                    "--users=3000",
+                    "--malformedRate=0.01",
+                    "--out=" + in)
+                .code())
+        .isZero();
+    Path lake = tmp.resolve("lake");
+    Path log = tmp.resolve("killed.log");
+    Process child =
+        ChildJvm.start(
+            log,
+            List.of(),
+            "users",
+            "--lakehouse=" + lake,
+            "--input=" + in + "/*",
+            "--runId=killed");
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+    while (child.isAlive()
+        && System.nanoTime() < deadline
+        && !Files.readString(log).contains("ev/s")) {
+      Thread.sleep(100);
+    }
+    assertThat(child.isAlive()).as("the job was running: %s", Files.readString(log)).isTrue();
+    child.destroyForcibly().waitFor(); // SIGKILL, mid-job
+    try (LakeSql sql = new LakeSql(lake.toString())) {
+      assertThat(sql.tableCounts()).as("nothing of the killed run is committed").isEmpty();
+    }
+
+    FaultsTest.Outcome rerun =
+        FaultsTest.medallion("users", "--lakehouse=" + lake, "--input=" + in + "/*");
+    assertThat(rerun.code()).as(rerun.err()).isZero();
+    assertThat(rerun.err()).contains("removed the uncommitted files of killed run(s) [killed]");
+    long lines = 0;
+    try (Stream<Path> files = Files.list(in)) {
+      for (Path f : files.toList()) {
+        lines += Files.readAllLines(f).size();
+      }
+    }
+    try (LakeSql sql = new LakeSql(lake.toString())) {
+      long bronze = sql.scalarLong("SELECT count(*) FROM bronze_user_events");
+      long dead =
+          sql.scalarLong("SELECT count(*) FROM quarantine_user_events WHERE stage = 'bronze'");
+      assertThat(bronze + dead).isEqualTo(lines);
+      assertThat(
+              sql.scalarLong(
+                  "SELECT count(*) - count(DISTINCT (source_file, line_number)) FROM"
+                      + " bronze_user_events"))
+          .isZero();
+    }
+    try (Stream<Path> files = Files.walk(lake)) {
+      assertThat(files.filter(f -> f.getFileName().toString().startsWith("part-killed-")))
+          .as("the killed run's files are gone")
+          .isEmpty();
+    }
   }
 
   private static final String SILVER =
