@@ -2,6 +2,7 @@ package dev.medallion.lakehouse;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.medallion.core.Json;
+import dev.medallion.core.MedallionException;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -104,10 +105,11 @@ public final class LakeTables implements AutoCloseable {
      * The lakehouse root, absolute when it is a local folder (catalogs keep absolute locations).
      */
     public String root() {
-      if (lakehouse.contains("://")) {
-        return lakehouse.replaceAll("/+$", "");
+      String spelled = lakehouse.startsWith("file://") ? lakehouse.substring(7) : lakehouse;
+      if (spelled.contains("://")) {
+        return spelled.replaceAll("/+$", "");
       }
-      return Path.of(lakehouse).toAbsolutePath().normalize().toString();
+      return Path.of(spelled).toAbsolutePath().normalize().toString();
     }
 
     public boolean glue() {
@@ -249,14 +251,36 @@ public final class LakeTables implements AutoCloseable {
               NameMappingParser.toJson(MappingUtil.create(table.schema())))
           .commit();
     }
-    loaded.put(def.name(), table);
+    loaded.put(def.name(), checked(def, table));
+    return table;
+  }
+
+  /**
+   * A table whose location is not this lakehouse's folder for it: the catalog belongs to a
+   * lakehouse that was moved or copied (catalogs keep absolute locations).
+   */
+  private Table checked(Catalog.Table def, Table table) {
+    String expected = new Lakehouse(config.root()).table(def.path());
+    if (!table.location().replaceAll("/+$", "").equals(expected)) {
+      throw new MedallionException(
+          "the catalog "
+              + (config.glue() ? "(glue)" : config.jdbcUri())
+              + " keeps "
+              + def.name()
+              + " at "
+              + table.location()
+              + ", not at "
+              + expected
+              + ": was the lakehouse moved or copied? Use it where it was written, or pass the"
+              + " catalog of this one (--catalogUri)");
+    }
     return table;
   }
 
   /** The table if it exists (readers never create one). */
   public Optional<Table> existing(Catalog.Table def) {
     try {
-      return Optional.of(catalog.loadTable(id(def)));
+      return Optional.of(checked(def, catalog.loadTable(id(def))));
     } catch (NoSuchTableException | NoSuchNamespaceException e) {
       return Optional.empty();
     }
@@ -419,11 +443,21 @@ public final class LakeTables implements AutoCloseable {
 
   /**
    * Commits a run's steps: the first (its snapshot carrying the plan and {@code firstSummary}),
-   * then the others. Appends without files are left out.
+   * then the others. Appends without files are left out, but for a first one whose snapshot carries
+   * {@code firstSummary}.
    */
   public void commit(String runId, List<Step> steps, Map<String, String> firstSummary) {
-    List<Step> plan =
-        steps.stream().filter(s -> !(s.op() == Op.APPEND && s.files().isEmpty())).toList();
+    // The first step is kept even without files when its snapshot carries something (Bronze's
+    // ingested files: input whose every line was a dead letter is still ingested).
+    List<Step> plan = new ArrayList<>();
+    for (int i = 0; i < steps.size(); i++) {
+      Step s = steps.get(i);
+      boolean noOp =
+          (s.op() == Op.APPEND || s.op() == Op.REPLACE_PARTITIONS) && s.files().isEmpty();
+      if (!noOp || (i == 0 && !firstSummary.isEmpty())) {
+        plan.add(s);
+      }
+    }
     if (plan.isEmpty()) {
       return;
     }
@@ -436,7 +470,13 @@ public final class LakeTables implements AutoCloseable {
 
   /** Appends files as one commit of run {@code runId} (a streaming flush). */
   public void append(String runId, String table, List<String> files, Map<String, String> summary) {
-    apply(runId, -1, Step.of(table, Op.APPEND, files), summary);
+    // A retried bundle must not add a file twice: files already in the table are left out.
+    Set<String> present = new java.util.HashSet<>(paths(Catalog.table(table)));
+    List<String> fresh = files.stream().filter(f -> !present.contains(f)).toList();
+    if (fresh.isEmpty() && !files.isEmpty()) {
+      return;
+    }
+    apply(runId, -1, Step.of(table, Op.APPEND, fresh), summary);
   }
 
   /**

@@ -41,7 +41,7 @@ public final class RunIds {
               + " --runId, or leave it out for a time-based one");
     }
     try {
-      write(lake, runId, "started " + Instant.now() + "\n");
+      write(lake, runId, "started " + Instant.now() + " on " + host() + "\n");
     } catch (IOException | RuntimeException e) {
       // The run's first write to the lakehouse: say where it failed, in one line.
       throw new MedallionException(
@@ -96,7 +96,17 @@ public final class RunIds {
     }
     for (MatchResult.Metadata md : m.metadata()) {
       String runId = md.resourceId().getFilename();
-      if (runId == null || runId.equals(current) || !started(md)) {
+      if (runId == null || runId.equals(current)) {
+        continue;
+      }
+      String marker = read(md);
+      if (!marker.startsWith("started")) {
+        continue;
+      }
+      if (marker.contains(" on ") && !marker.strip().endsWith(" on " + host())) {
+        // Started on another machine: this one's lock cannot prove it dead, so its files stay.
+        System.err.println(
+            "run " + runId + " (" + marker.strip() + ") did not end; its files are left alone");
         continue;
       }
       discard(tables, runId);
@@ -116,9 +126,18 @@ public final class RunIds {
     FileSystems.delete(orphans, MoveOptions.StandardMoveOptions.IGNORE_MISSING_FILES);
   }
 
-  private static boolean started(MatchResult.Metadata marker) throws IOException {
+  private static String read(MatchResult.Metadata marker) throws IOException {
     try (var in = Channels.newInputStream(FileSystems.open(marker.resourceId()))) {
-      return new String(in.readNBytes(16), StandardCharsets.UTF_8).startsWith("started");
+      return new String(in.readNBytes(512), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** This machine's name, as run markers record it. */
+  static String host() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.net.UnknownHostException e) {
+      return "unknown-host";
     }
   }
 

@@ -103,12 +103,20 @@ public final class IotJob {
     try {
       result = Progress.runAndWait(p);
     } catch (RuntimeException e) {
-      RunIds.discard(tables, runId);
-      RunIds.end(lake, runId);
+      if (!streams) {
+        RunIds.discard(tables, runId);
+        RunIds.end(lake, runId);
+      }
+      // A stream's commits may still be finishing in the job's threads: its marker stays
+      // started, and the next writing run deletes what it left uncommitted.
       throw new MedallionException("the pipeline failed: " + Failures.oneLine(e), e);
     }
     if (result.getState() != PipelineResult.State.DONE) {
-      RunIds.discard(tables, runId);
+      if (!streams) {
+        RunIds.discard(tables, runId);
+      } else {
+        return result;
+      }
     } else if (!streams) {
       CrashPoints.reached(CrashPoints.BEFORE_COMMIT);
       tables.commit(

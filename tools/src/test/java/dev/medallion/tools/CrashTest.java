@@ -17,8 +17,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Real crashes: a {@code users} run in a JVM of its own is killed ({@code kill -9}) in the middle
  * of its job, or halts (as {@code kill -9} would) at a chosen point of its commits; a rerun must
- * then leave the same tables as one uninterrupted run: every input line in Bronze or its
- * quarantine exactly once, the same Silver, Gold and quarantine.
+ * then leave the same tables as one uninterrupted run: every input line in Bronze or its quarantine
+ * exactly once, the same Silver, Gold and quarantine.
  */
 class CrashTest {
   private static final List<String> TABLES =

@@ -116,12 +116,45 @@ class FaultsTest {
     Files.createDirectories(partition);
     Files.writeString(partition.resolve("part-killed-00000-of-00001.parquet"), "half a file");
     Files.createDirectories(lake.resolve("_runs"));
-    Files.writeString(lake.resolve("_runs/killed"), "started 2026-11-29T10:00:00Z\n");
+    Files.writeString(
+        lake.resolve("_runs/killed"),
+        "started 2026-11-29T10:00:00Z on " + java.net.InetAddress.getLocalHost().getHostName());
+    // A run another machine started: this machine's lock cannot prove it dead.
+    Files.writeString(partition.resolve("part-elsewhere-00000-of-00001.parquet"), "being written");
+    Files.writeString(
+        lake.resolve("_runs/elsewhere"), "started 2026-11-29T10:00:00Z on some-other-machine");
     Outcome run = medallion("users", "--lakehouse=" + lake, "--input=" + usersInput("a") + "/*");
     assertThat(run.code()).as(run.err()).isZero();
     assertThat(run.err()).contains("removed the uncommitted files of killed run(s) [killed]");
     assertThat(partition.resolve("part-killed-00000-of-00001.parquet")).doesNotExist();
     assertThat(Files.readString(lake.resolve("_runs/killed"))).startsWith("ended");
+    assertThat(run.err()).contains("run elsewhere").contains("its files are left alone");
+    assertThat(partition.resolve("part-elsewhere-00000-of-00001.parquet")).exists();
+  }
+
+  @Test
+  void aCopiedLakehouseIsRefusedInsteadOfReadingTheOriginal() throws Exception {
+    Path lake = tmp.resolve("lake");
+    Outcome run = medallion("users", "--lakehouse=" + lake, "--input=" + usersInput("a") + "/*");
+    assertThat(run.code()).as(run.err()).isZero();
+    Path copy = tmp.resolve("copy");
+    try (Stream<Path> files = Files.walk(lake)) {
+      for (Path f : files.toList()) {
+        Path to = copy.resolve(lake.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(f, to);
+        }
+      }
+    }
+    Outcome query =
+        medallion("query", "--lakehouse=" + copy, "SELECT count(*) FROM silver_user_events");
+    assertThat(query.code()).isEqualTo(1);
+    assertThat(query.err())
+        .contains("was the lakehouse moved or copied?")
+        .contains(lake.toString())
+        .doesNotContain("\tat ");
   }
 
   @Test

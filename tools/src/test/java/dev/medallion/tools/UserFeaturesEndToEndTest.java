@@ -135,6 +135,30 @@ class UserFeaturesEndToEndTest {
   }
 
   @Test
+  void aFileOfOnlyBadLinesIsIngestedOnceToo() throws Exception {
+    Path lake = tmp.resolve("lake");
+    Path in = inputWith("raw");
+    Files.writeString(in.resolve("zz-broken.ndjson"), "not json\n[1,2]\n{\"user_id\":\n");
+    UserFeaturesJob.run(options(lake, in, "r1"));
+    long dead;
+    try (LakeSql sql = new LakeSql(lake.toString())) {
+      dead = sql.scalarLong("SELECT count(*) FROM quarantine_user_events WHERE stage = 'bronze'");
+      assertThat(
+              sql.scalarLong(
+                  "SELECT count(*) FROM quarantine_user_events WHERE stage = 'bronze'"
+                      + " AND source LIKE '%zz-broken.ndjson%'"))
+          .isEqualTo(3);
+    }
+    // Its lines are all dead letters, so Bronze got no row from it: it is still ingested.
+    assertThat(UserFeaturesJob.run(options(lake, in, "r2")).newFiles()).isZero();
+    try (LakeSql sql = new LakeSql(lake.toString())) {
+      assertThat(
+              sql.scalarLong("SELECT count(*) FROM quarantine_user_events WHERE stage = 'bronze'"))
+          .isEqualTo(dead);
+    }
+  }
+
+  @Test
   void aLateFileIsIngestedAloneAndUpdatesGold() throws Exception {
     Path lake = tmp.resolve("lake");
     UserFeaturesJob.run(options(lake, inputWith("raw"), "r1"));
