@@ -378,21 +378,6 @@ public final class LakeTables implements AutoCloseable {
     return out;
   }
 
-  /** Whether any table has a commit of run {@code runId}. */
-  public boolean committed(String runId) {
-    for (Catalog.Table def : Catalog.TABLES) {
-      Optional<Table> table = existing(def);
-      if (table.isPresent()) {
-        for (Snapshot s : table.get().snapshots()) {
-          if (runId.equals(s.summary().get(RUN_ID))) {
-            return true;
-          }
-        }
-      }
-    }
-    return false;
-  }
-
   /** The files run {@code runId} wrote, in every table, that none of its commits added. */
   public List<String> uncommittedFilesOf(String runId) {
     List<String> out = new ArrayList<>();
