@@ -402,7 +402,43 @@ public final class LakeTables implements AutoCloseable {
   }
 
   /**
-   * The files run {@code runId} wrote to a table (below {@code under}, e.g. {@code stage=silver}).
+   * The files run {@code runId} lists in its manifest of a table ({@link Lakehouse#written}), below
+   * {@code under} (e.g. {@code stage=silver}): the ones its job's successful bundles wrote. A
+   * bundle the runner retried or recomputed may have left others; they are never committed. Without
+   * a manifest (the streaming writes), every file of the run.
+   */
+  public List<String> listedBy(Catalog.Table def, String runId, String under) {
+    Lakehouse lake = new Lakehouse(config.root());
+    String manifest = lake.written(runId, def.path());
+    String text;
+    try {
+      MatchResult m = FileSystems.match(manifest, EmptyMatchTreatment.ALLOW);
+      if (m.status() != MatchResult.Status.OK || m.metadata().isEmpty()) {
+        return writtenBy(def, runId, under);
+      }
+      try (var in =
+          java.nio.channels.Channels.newInputStream(
+              FileSystems.open(m.metadata().get(0).resourceId()))) {
+        text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + manifest, e);
+    }
+    String location = lake.table(def.path());
+    String prefix = (under.isEmpty() ? location : location + "/" + under) + "/";
+    List<String> out = new ArrayList<>();
+    for (String line : text.split("\n")) {
+      if (!line.isBlank() && line.startsWith(prefix)) {
+        out.add(line);
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /**
+   * Every file run {@code runId} wrote to a table (below {@code under}, e.g. {@code stage=silver}),
+   * listed or not.
    */
   public List<String> writtenBy(Catalog.Table def, String runId, String under) {
     String location = new Lakehouse(config.root()).table(def.path());

@@ -26,6 +26,14 @@ public record Lakehouse(String root) {
           GOLD_SITE_MINUTE,
           QUARANTINE_IOT);
 
+  /** Where a bounded job lists the files it wrote to a table, for its commit. */
+  public static final String WRITTEN = "_written";
+
+  /** The manifest of the files run {@code runId} wrote to {@code table}. */
+  public String written(String runId, String table) {
+    return table(WRITTEN + "/" + runId + "/" + table + ".txt");
+  }
+
   public String table(String name) {
     return root.endsWith("/") ? root + name : root + "/" + name;
   }

@@ -87,22 +87,22 @@ public final class UserFeaturesJob {
         runId,
         List.of(
             LakeTables.Step.of(
-                BRONZE.name(), LakeTables.Op.APPEND, tables.writtenBy(BRONZE, runId, "")),
+                BRONZE.name(), LakeTables.Op.APPEND, tables.listedBy(BRONZE, runId, "")),
             LakeTables.Step.of(
                 QUARANTINE.name(),
                 LakeTables.Op.APPEND,
-                tables.writtenBy(QUARANTINE, runId, "stage=" + DeadLetter.BRONZE)),
+                tables.listedBy(QUARANTINE, runId, "stage=" + DeadLetter.BRONZE)),
             LakeTables.Step.of(
-                SILVER.name(), LakeTables.Op.REPLACE_ALL, tables.writtenBy(SILVER, runId, "")),
+                SILVER.name(), LakeTables.Op.REPLACE_ALL, tables.listedBy(SILVER, runId, "")),
             LakeTables.Step.replaceWhere(
                 QUARANTINE.name(),
                 "stage",
                 List.of(DeadLetter.SILVER, DeadLetter.GOLD),
                 concat(
-                    tables.writtenBy(QUARANTINE, runId, "stage=" + DeadLetter.SILVER),
-                    tables.writtenBy(QUARANTINE, runId, "stage=" + DeadLetter.GOLD))),
+                    tables.listedBy(QUARANTINE, runId, "stage=" + DeadLetter.SILVER),
+                    tables.listedBy(QUARANTINE, runId, "stage=" + DeadLetter.GOLD))),
             LakeTables.Step.of(
-                GOLD.name(), LakeTables.Op.REPLACE_PARTITIONS, tables.writtenBy(GOLD, runId, ""))),
+                GOLD.name(), LakeTables.Op.REPLACE_PARTITIONS, tables.listedBy(GOLD, runId, ""))),
         fresh.isEmpty() ? Map.of() : Map.of(LakeTables.INGESTED, LakeTables.toJson(fresh)));
     RunIds.end(lake, runId);
     return new Summary(fresh.size(), Progress.counters(result));

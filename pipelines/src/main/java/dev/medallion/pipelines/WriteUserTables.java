@@ -1,6 +1,6 @@
 package dev.medallion.pipelines;
 
-import dev.medallion.core.WriteTable;
+import dev.medallion.core.WriteTableFiles;
 import dev.medallion.lakehouse.Lakehouse;
 import dev.medallion.users.UserEvent;
 import dev.medallion.users.UserEventBronze;
@@ -13,22 +13,22 @@ import org.apache.beam.sdk.values.PDone;
 
 /**
  * The user-features pipeline's lakehouse sink: every layer and the dead letters of every stage into
- * their tables' folders, as files named after the run; {@link UserFeaturesJob} commits them (Bronze
- * and its dead letters appended, Silver, its dead letters and Gold replacing what was there).
+ * their tables' folders, as files named after the run, each bundle writing its own ({@link
+ * WriteTableFiles}: no shuffle), listed in a manifest per table; {@link UserFeaturesJob} commits
+ * the listed files (Bronze and its dead letters appended, Silver, its dead letters and Gold
+ * replacing what was there).
  */
 public final class WriteUserTables extends PTransform<PCollectionTuple, PDone> {
   private final Lakehouse lake;
   private final String runId;
-  private final int numShards;
 
-  private WriteUserTables(Lakehouse lake, String runId, int numShards) {
+  private WriteUserTables(Lakehouse lake, String runId) {
     this.lake = lake;
     this.runId = runId;
-    this.numShards = numShards;
   }
 
   public static WriteUserTables to(Lakehouse lake, UsersOptions o) {
-    return new WriteUserTables(lake, o.getRunId(), o.getNumShards());
+    return new WriteUserTables(lake, o.getRunId());
   }
 
   @Override
@@ -62,8 +62,8 @@ public final class WriteUserTables extends PTransform<PCollectionTuple, PDone> {
     return PDone.in(layers.getPipeline());
   }
 
-  private <T> WriteTable<T> table(
+  private <T> WriteTableFiles<T> table(
       Lakehouse root, String table, SerializableFunction<T, String> partition) {
-    return WriteTable.to(root.table(table), partition, runId).withNumShards(numShards);
+    return WriteTableFiles.to(root.table(table), partition, runId, root.written(runId, table));
   }
 }

@@ -1,10 +1,8 @@
 package dev.medallion.core;
 
 import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
-import org.apache.beam.sdk.extensions.avro.schemas.utils.AvroUtils;
 import org.apache.beam.sdk.io.FileIO;
 import org.apache.beam.sdk.io.WriteFilesResult;
 import org.apache.beam.sdk.io.parquet.ParquetIO;
@@ -62,13 +60,8 @@ public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<S
 
   @Override
   public WriteFilesResult<String> expand(PCollection<T> input) {
-    // Beam's Avro schema has millisecond timestamps; Parquet files of an Iceberg table must hold
-    // microseconds (Iceberg's Spark reader refuses TIMESTAMP(MILLIS) columns), so the written
-    // schema says timestamp-micros and the values are scaled.
-    Schema millis = AvroUtils.toAvroSchema(input.getSchema());
-    Schema avroSchema =
-        new Schema.Parser()
-            .parse(millis.toString().replace("\"timestamp-millis\"", "\"timestamp-micros\""));
+    // Parquet files of an Iceberg table hold microsecond timestamps (ParquetRecords).
+    Schema avroSchema = ParquetRecords.microsSchema(input.getSchema());
     SerializableFunction<T, Row> toRow = input.getToRowFunction();
     String prefix = "part-" + runId;
     return input
@@ -86,8 +79,7 @@ public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<S
                 .by(partition)
                 .withDestinationCoder(StringUtf8Coder.of())
                 .via(
-                    Contextful.fn(
-                        new ToGenericRecord<>(toRow, millis.toString(), avroSchema.toString())),
+                    Contextful.fn(new ToGenericRecord<>(toRow, avroSchema.toString())),
                     ParquetIO.sink(avroSchema))
                 .to(tableRoot)
                 .withNaming(dir -> FileIO.Write.defaultNaming(dir + "/" + prefix, ".parquet"))
@@ -97,35 +89,20 @@ public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<S
   /** Converts a record to Avro through its Beam Row, timestamps in microseconds. */
   static class ToGenericRecord<T> implements SerializableFunction<T, GenericRecord> {
     private final SerializableFunction<T, Row> toRow;
-    private final String millisJson;
     private final String microsJson;
-    private transient Schema millis;
     private transient Schema micros;
-    private transient boolean[] timestamps;
 
-    ToGenericRecord(SerializableFunction<T, Row> toRow, String millisJson, String microsJson) {
+    ToGenericRecord(SerializableFunction<T, Row> toRow, String microsJson) {
       this.toRow = toRow;
-      this.millisJson = millisJson;
       this.microsJson = microsJson;
     }
 
     @Override
     public GenericRecord apply(T record) {
-      if (millis == null) {
-        millis = new Schema.Parser().parse(millisJson);
+      if (micros == null) {
         micros = new Schema.Parser().parse(microsJson);
-        timestamps = new boolean[micros.getFields().size()];
-        for (Schema.Field f : micros.getFields()) {
-          timestamps[f.pos()] = f.schema().toString().contains("\"timestamp-micros\"");
-        }
       }
-      GenericRecord m = AvroUtils.toGenericRecord(toRow.apply(record), millis);
-      GenericRecord out = new GenericData.Record(micros);
-      for (int i = 0; i < timestamps.length; i++) {
-        Object v = m.get(i);
-        out.put(i, timestamps[i] && v != null ? ((Long) v) * 1000 : v);
-      }
-      return out;
+      return ParquetRecords.toAvro(toRow.apply(record), micros);
     }
   }
 }

@@ -1,0 +1,308 @@
+package dev.medallion.core;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.beam.sdk.io.FileSystems;
+import org.apache.beam.sdk.io.fs.ResourceId;
+import org.apache.beam.sdk.transforms.Combine;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.util.MimeTypes;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PDone;
+import org.apache.beam.sdk.values.Row;
+import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.OutputFile;
+import org.apache.parquet.io.PositionOutputStream;
+
+/**
+ * Writes a bounded PCollection of schema'd records to a Parquet table folder, partitioned
+ * hive-style, without shuffling them: each bundle writes its own file per partition it holds
+ * ({@code part-<runId>-<uuid>.parquet}), and the files of the bundles that succeeded are listed in
+ * a manifest (one path per line), which is what the job commits. A bundle the runner retried or
+ * recomputed leaves files no manifest lists; the run's cleanup deletes them. Memory per bundle is
+ * one Parquet row group per open partition ({@link #ROW_GROUP_BYTES}), whatever the data's size.
+ *
+ * <p>For streaming (unbounded input, flushes on a trigger) use {@link WriteTable}.
+ */
+public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
+  /** The Parquet row group size: the most a bundle buffers per open partition. */
+  public static final long ROW_GROUP_BYTES = 32L << 20;
+
+  private final String tableRoot;
+  private final SerializableFunction<T, String> partition;
+  private final String runId;
+  private final String manifest;
+
+  private WriteTableFiles(
+      String tableRoot, SerializableFunction<T, String> partition, String runId, String manifest) {
+    this.tableRoot = tableRoot;
+    this.partition = partition;
+    this.runId = runId;
+    this.manifest = manifest;
+  }
+
+  /**
+   * @param manifest the file that will list the written files, one path per line (empty when the
+   *     input was)
+   */
+  public static <T> WriteTableFiles<T> to(
+      String tableRoot, SerializableFunction<T, String> partition, String runId, String manifest) {
+    return new WriteTableFiles<>(tableRoot, partition, runId, manifest);
+  }
+
+  @Override
+  public PDone expand(PCollection<T> input) {
+    String schema = ParquetRecords.microsSchema(input.getSchema()).toString();
+    input
+        .apply("GlobalWindow", Window.into(new GlobalWindows()))
+        .apply(
+            "WriteBundleFiles",
+            ParDo.of(
+                new WriteBundleFilesFn<>(
+                    tableRoot, partition, runId, input.getToRowFunction(), schema)))
+        .apply("ListFiles", Combine.globally(new JoinLines()))
+        .apply("WriteManifest", ParDo.of(new WriteManifestFn(manifest)));
+    return PDone.in(input.getPipeline());
+  }
+
+  /** Writes each bundle's records into one new file per partition; outputs the files' paths. */
+  static class WriteBundleFilesFn<T> extends DoFn<T, String> {
+    private final String tableRoot;
+    private final SerializableFunction<T, String> partition;
+    private final String runId;
+    private final SerializableFunction<T, Row> toRow;
+    private final String schemaJson;
+    private transient Schema schema;
+    private transient Map<String, ParquetWriter<GenericRecord>> writers;
+    private transient Map<String, String> paths;
+
+    WriteBundleFilesFn(
+        String tableRoot,
+        SerializableFunction<T, String> partition,
+        String runId,
+        SerializableFunction<T, Row> toRow,
+        String schemaJson) {
+      this.tableRoot = tableRoot;
+      this.partition = partition;
+      this.runId = runId;
+      this.toRow = toRow;
+      this.schemaJson = schemaJson;
+    }
+
+    @Setup
+    public void setup() {
+      schema = new Schema.Parser().parse(schemaJson);
+    }
+
+    @StartBundle
+    public void start() {
+      writers = new HashMap<>();
+      paths = new HashMap<>();
+    }
+
+    @ProcessElement
+    public void process(@Element T record) throws IOException {
+      String part = partition.apply(record);
+      ParquetWriter<GenericRecord> writer = writers.get(part);
+      if (writer == null) {
+        String path =
+            tableRoot
+                + (tableRoot.endsWith("/") ? "" : "/")
+                + (part.isEmpty() ? "" : part + "/")
+                + "part-"
+                + runId
+                + "-"
+                + UUID.randomUUID()
+                + ".parquet";
+        writer = open(path, schema);
+        writers.put(part, writer);
+        paths.put(part, path);
+      }
+      writer.write(ParquetRecords.toAvro(toRow.apply(record), schema));
+    }
+
+    @FinishBundle
+    public void finish(FinishBundleContext c) throws IOException {
+      Map<String, ParquetWriter<GenericRecord>> open = writers;
+      writers = null;
+      try {
+        for (Map.Entry<String, ParquetWriter<GenericRecord>> w : open.entrySet()) {
+          w.getValue().close();
+          c.output(
+              paths.get(w.getKey()), GlobalWindow.INSTANCE.maxTimestamp(), GlobalWindow.INSTANCE);
+        }
+      } catch (IOException | RuntimeException e) {
+        closeQuietly(open);
+        throw e;
+      }
+    }
+
+    /** A bundle that failed: its files are half-written, listed nowhere, and deleted by the run. */
+    @Teardown
+    public void teardown() {
+      if (writers != null) {
+        closeQuietly(writers);
+        writers = null;
+      }
+    }
+
+    private static void closeQuietly(Map<String, ParquetWriter<GenericRecord>> open) {
+      for (ParquetWriter<GenericRecord> w : open.values()) {
+        try {
+          w.close();
+        } catch (IOException | RuntimeException ignored) {
+          // The first failure is the one reported; this file is not committed.
+        }
+      }
+    }
+  }
+
+  /** Columns whose values are all different (raw lines): a dictionary would only cost time. */
+  static final java.util.Set<String> UNIQUE_COLUMNS =
+      java.util.Set.of("raw_line", "original_payload", "source");
+
+  static ParquetWriter<GenericRecord> open(String path, Schema schema) throws IOException {
+    AvroParquetWriter.Builder<GenericRecord> builder =
+        AvroParquetWriter.<GenericRecord>builder(new BeamOutputFile(path));
+    for (Schema.Field f : schema.getFields()) {
+      if (UNIQUE_COLUMNS.contains(f.name())) {
+        builder = builder.withDictionaryEncoding(f.name(), false);
+      }
+    }
+    return builder
+        .withSchema(schema)
+        .withCompressionCodec(CompressionCodecName.SNAPPY)
+        .withRowGroupSize(ROW_GROUP_BYTES)
+        .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+        .build();
+  }
+
+  /** The lines, sorted, joined with newlines; "" for none. */
+  static class JoinLines extends Combine.CombineFn<String, java.util.List<String>, String> {
+    @Override
+    public java.util.List<String> createAccumulator() {
+      return new java.util.ArrayList<>();
+    }
+
+    @Override
+    public java.util.List<String> addInput(java.util.List<String> acc, String line) {
+      acc.add(line);
+      return acc;
+    }
+
+    @Override
+    public java.util.List<String> mergeAccumulators(Iterable<java.util.List<String>> accs) {
+      java.util.List<String> all = new java.util.ArrayList<>();
+      accs.forEach(all::addAll);
+      return all;
+    }
+
+    @Override
+    public String extractOutput(java.util.List<String> acc) {
+      java.util.List<String> sorted = new java.util.ArrayList<>(acc);
+      sorted.sort(null);
+      return String.join("\n", sorted);
+    }
+  }
+
+  /** Writes the manifest (replacing one a retried attempt wrote). */
+  static class WriteManifestFn extends DoFn<String, Void> {
+    private final String path;
+
+    WriteManifestFn(String path) {
+      this.path = path;
+    }
+
+    @ProcessElement
+    public void process(@Element String lines) throws IOException {
+      ResourceId id = FileSystems.matchNewResource(path, false);
+      try (OutputStream out = Channels.newOutputStream(FileSystems.create(id, MimeTypes.TEXT))) {
+        out.write(lines.getBytes(StandardCharsets.UTF_8));
+      }
+    }
+  }
+
+  /**
+   * A new file of Beam's file systems (local, {@code s3://}, …) as Parquet's {@link OutputFile}.
+   */
+  static final class BeamOutputFile implements OutputFile {
+    private final String path;
+
+    BeamOutputFile(String path) {
+      this.path = path;
+    }
+
+    @Override
+    public PositionOutputStream create(long blockSizeHint) throws IOException {
+      return createOrOverwrite(blockSizeHint);
+    }
+
+    @Override
+    public PositionOutputStream createOrOverwrite(long blockSizeHint) throws IOException {
+      OutputStream out =
+          Channels.newOutputStream(
+              FileSystems.create(FileSystems.matchNewResource(path, false), MimeTypes.BINARY));
+      return new PositionOutputStream() {
+        private long pos;
+
+        @Override
+        public long getPos() {
+          return pos;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+          out.write(b);
+          pos++;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+          out.write(b, off, len);
+          pos += len;
+        }
+
+        @Override
+        public void flush() throws IOException {
+          out.flush();
+        }
+
+        @Override
+        public void close() throws IOException {
+          out.close();
+        }
+      };
+    }
+
+    @Override
+    public boolean supportsBlockSize() {
+      return false;
+    }
+
+    @Override
+    public long defaultBlockSize() {
+      return 0;
+    }
+
+    @Override
+    public String getPath() {
+      return path;
+    }
+  }
+}
