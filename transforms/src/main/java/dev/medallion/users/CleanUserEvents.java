@@ -7,23 +7,14 @@ import dev.medallion.core.InvalidRecordException;
 import dev.medallion.core.JsonFields;
 import dev.medallion.core.Rejections;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import org.apache.beam.sdk.metrics.Counter;
-import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
-import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
-import org.apache.beam.sdk.transforms.WithKeys;
-import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
-import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -35,8 +26,9 @@ import org.joda.time.Instant;
  * the wrong type ({@code "price":"n/a"}) becomes null and is named in {@code invalid_fields}.
  * Events with the same {@code (user_id, event_timestamp)} instant, across all files and runs, are
  * one event: the first ingested copy (earliest run, then file name, then line number) is kept, so a
- * later file never displaces it; the others go to {@link #DUPLICATES} with reason {@code
- * duplicate}. The result depends only on Bronze's rows, so a rerun gives the same table.
+ * later file never displaces it; the others go to {@link #DUPLICATES} with reason {@code duplicate}
+ * ({@link DropLaterCopies}). The result depends only on Bronze's rows, so a rerun gives the same
+ * table.
  */
 public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PCollectionTuple> {
   public static final TupleTag<UserEvent> EVENTS = new TupleTag<>() {};
@@ -67,20 +59,10 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
             "ValidateKeys",
             ParDo.of(new ValidateFn(maxAheadOfIngest))
                 .withOutputTags(EVENTS, TupleTagList.of(QUARANTINE)));
-    PCollectionTuple deduped =
-        valid
-            .get(EVENTS)
-            .apply(
-                "KeyByUserBucket",
-                WithKeys.of((UserEvent e) -> UserBuckets.of(e.getUserId()))
-                    .withKeyType(TypeDescriptors.integers()))
-            .apply("GroupByUserBucket", GroupByKey.create())
-            .apply(
-                "KeepFirst",
-                ParDo.of(new KeepFirstFn()).withOutputTags(EVENTS, TupleTagList.of(DUPLICATES)));
-    return PCollectionTuple.of(EVENTS, deduped.get(EVENTS))
+    PCollectionTuple deduped = valid.get(EVENTS).apply("KeepFirst", new DropLaterCopies(STAGE));
+    return PCollectionTuple.of(EVENTS, deduped.get(DropLaterCopies.KEPT))
         .and(QUARANTINE, valid.get(QUARANTINE))
-        .and(DUPLICATES, deduped.get(DUPLICATES));
+        .and(DUPLICATES, deduped.get(DropLaterCopies.LATER_COPIES));
   }
 
   static class ValidateFn extends DoFn<UserEventBronze, UserEvent> {
@@ -112,79 +94,6 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
         return;
       }
       out.get(EVENTS).output(event);
-    }
-  }
-
-  /** The first ingested copy: earliest ingest time (one per run), then file name, then line. */
-  private static final Comparator<UserEvent> FIRST =
-      Comparator.comparing(UserEvent::getIngestTs)
-          .thenComparing(UserEvent::getSourceFile)
-          .thenComparingLong(UserEvent::getLineNumber);
-
-  /** Within a bucket of users, keeps the first copy of each {@code (user_id, instant)}. */
-  static class KeepFirstFn extends DoFn<KV<Integer, Iterable<UserEvent>>, UserEvent> {
-    private static final org.apache.beam.sdk.metrics.Counter ACCEPTED = Rejections.accepted(STAGE);
-
-    private final Counter duplicates = Metrics.counter(Rejections.NAMESPACE, STAGE + "_duplicates");
-
-    @ProcessElement
-    public void process(@Element KV<Integer, Iterable<UserEvent>> bucket, MultiOutputReceiver out) {
-      Map<String, List<UserEvent>> copies = new HashMap<>();
-      for (UserEvent e : bucket.getValue()) {
-        copies
-            .computeIfAbsent(
-                e.getUserId() + "|" + e.getEventTimestamp().getMillis(), k -> new ArrayList<>(1))
-            .add(e);
-      }
-      for (List<UserEvent> all : copies.values()) {
-        try {
-          all.sort(FIRST);
-        } catch (RuntimeException thrown) {
-          quarantine(all, Failsafe.rejection(thrown), out);
-          continue;
-        }
-        keepFirst(all, out);
-      }
-    }
-
-    /** Copies that could not be ordered (Failsafe): all of them go to the quarantine. */
-    private static void quarantine(
-        List<UserEvent> all, InvalidRecordException e, MultiOutputReceiver out) {
-      for (UserEvent d : all) {
-        Rejections.count(STAGE, e.getReason());
-        out.get(DUPLICATES)
-            .output(
-                DeadLetter.of(
-                    DeadLetter.SILVER,
-                    e.getReason(),
-                    e.getMessage(),
-                    d.getRawLine(),
-                    d.getSource(),
-                    d.getSourceFile(),
-                    d.getEventTimestamp(),
-                    d.getIngestTs()));
-      }
-    }
-
-    /** Keeps the first of copies sorted first-ingested first. */
-    private void keepFirst(List<UserEvent> all, MultiOutputReceiver out) {
-      UserEvent kept = all.get(0);
-      ACCEPTED.inc();
-      out.get(EVENTS).output(kept);
-      for (UserEvent d : all.subList(1, all.size())) {
-        duplicates.inc();
-        out.get(DUPLICATES)
-            .output(
-                DeadLetter.of(
-                    DeadLetter.SILVER,
-                    "duplicate",
-                    "same user_id and event_timestamp instant as " + kept.getSource(),
-                    d.getRawLine(),
-                    d.getSource(),
-                    d.getSourceFile(),
-                    d.getEventTimestamp(),
-                    d.getIngestTs()));
-      }
     }
   }
 

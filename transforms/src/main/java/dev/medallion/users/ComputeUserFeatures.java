@@ -1,32 +1,31 @@
 package dev.medallion.users;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.medallion.core.DeadLetter;
 import dev.medallion.core.EventTimestamps;
 import dev.medallion.core.Failsafe;
 import dev.medallion.core.InvalidRecordException;
+import dev.medallion.core.Json;
 import dev.medallion.core.Rejections;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.LocalDate;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.transforms.Combine;
 import org.apache.beam.sdk.transforms.DoFn;
-import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
-import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
-import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Instant;
 
 /**
@@ -34,6 +33,10 @@ import org.joda.time.Instant;
  * side input {@code YYYY-MM-DD}); only events on or before that date (UTC) count, so a snapshot can
  * be recomputed later and come out the same. {@code last_event_type} is the type of the user's
  * latest event (Silver holds one event per user and instant, so there is no tie).
+ *
+ * <p>Events are added up into {@link UserTotals} per bucket of users with a {@code Combine}, which
+ * runners lift before the shuffle: what is shuffled and held is a few numbers per user, never the
+ * events.
  */
 public class ComputeUserFeatures extends PTransform<PCollection<UserEvent>, PCollectionTuple> {
   public static final TupleTag<UserFeatures> FEATURES = new TupleTag<>() {};
@@ -54,11 +57,10 @@ public class ComputeUserFeatures extends PTransform<PCollection<UserEvent>, PCol
   @Override
   public PCollectionTuple expand(PCollection<UserEvent> events) {
     return events
-        .apply(
-            "KeyByUserBucket",
-            WithKeys.of((UserEvent e) -> UserBuckets.of(e.getUserId()))
-                .withKeyType(TypeDescriptors.integers()))
-        .apply("GroupByUserBucket", GroupByKey.create())
+        .apply("OnOrBeforeSnapshot", ParDo.of(new OnOrBeforeFn(asOfDate)).withSideInputs(asOfDate))
+        .setCoder(KvCoder.of(VarIntCoder.of(), events.getCoder()))
+        .apply("TotalsPerUserBucket", Combine.perKey(new UserTotals.PerUser()))
+        .setCoder(KvCoder.of(VarIntCoder.of(), UserTotals.CODER))
         .apply(
             "ToFeatures",
             ParDo.of(new FeaturesFn(asOfDate))
@@ -70,7 +72,25 @@ public class ComputeUserFeatures extends PTransform<PCollection<UserEvent>, PCol
       org.apache.beam.sdk.metrics.Metrics.counter(
           dev.medallion.core.Rejections.NAMESPACE, "gold_user_features_rows");
 
-  static class FeaturesFn extends DoFn<KV<Integer, Iterable<UserEvent>>, UserFeatures> {
+  /** The events on or before the snapshot date, keyed by their user's bucket. */
+  static class OnOrBeforeFn extends DoFn<UserEvent, KV<Integer, UserEvent>> {
+    private final PCollectionView<String> asOfDate;
+
+    OnOrBeforeFn(PCollectionView<String> asOfDate) {
+      this.asOfDate = asOfDate;
+    }
+
+    @ProcessElement
+    public void process(
+        @Element UserEvent e, ProcessContext c, OutputReceiver<KV<Integer, UserEvent>> out) {
+      if (e.getEventDate().compareTo(c.sideInput(asOfDate)) <= 0) {
+        out.output(KV.of(UserBuckets.of(e.getUserId(), UserBuckets.GOLD_COUNT), e));
+      }
+    }
+  }
+
+  /** Each user's row of a bucket, from the user's totals. */
+  static class FeaturesFn extends DoFn<KV<Integer, Map<String, UserTotals>>, UserFeatures> {
     private final PCollectionView<String> asOfDate;
 
     FeaturesFn(PCollectionView<String> asOfDate) {
@@ -79,20 +99,16 @@ public class ComputeUserFeatures extends PTransform<PCollection<UserEvent>, PCol
 
     @ProcessElement
     public void process(
-        @Element KV<Integer, Iterable<UserEvent>> bucket,
+        @Element KV<Integer, Map<String, UserTotals>> bucket,
         ProcessContext c,
         MultiOutputReceiver out) {
       String asOf = c.sideInput(asOfDate);
-      Map<String, List<UserEvent>> users = new HashMap<>();
-      for (UserEvent e : bucket.getValue()) {
-        users.computeIfAbsent(e.getUserId(), k -> new ArrayList<>()).add(e);
-      }
-      for (Map.Entry<String, List<UserEvent>> user : users.entrySet()) {
+      for (Map.Entry<String, UserTotals> user : bucket.getValue().entrySet()) {
         UserFeatures f;
         try {
           f = features(user.getKey(), user.getValue(), asOf);
         } catch (RuntimeException thrown) {
-          quarantine(user.getValue(), Failsafe.rejection(thrown), out);
+          quarantine(user.getKey(), user.getValue(), Failsafe.rejection(thrown), out);
           continue;
         }
         if (f != null) {
@@ -102,72 +118,64 @@ public class ComputeUserFeatures extends PTransform<PCollection<UserEvent>, PCol
       }
     }
 
+    /**
+     * A user whose row cannot be computed: one dead letter naming the user and the events that were
+     * added up (the events themselves stay in Silver).
+     */
     private static void quarantine(
-        List<UserEvent> events, InvalidRecordException e, MultiOutputReceiver out) {
-      for (UserEvent event : events) {
-        Rejections.count("gold_user", e.getReason());
-        out.get(DEAD_LETTERS)
-            .output(
-                DeadLetter.of(
-                    DeadLetter.GOLD,
-                    e.getReason(),
-                    e.getMessage(),
-                    event.getRawLine(),
-                    event.getSource(),
-                    event.getSourceFile(),
-                    event.getEventTimestamp(),
-                    Instant.now()));
-      }
+        String userId, UserTotals t, InvalidRecordException e, MultiOutputReceiver out) {
+      Rejections.count("gold_user", e.getReason());
+      ObjectNode totals = Json.mapper().createObjectNode();
+      totals.put("user_id", userId);
+      totals.put("event_count", t.count);
+      totals.put("first_event_timestamp", EventTimestamps.isoMillis(new Instant(t.firstMillis)));
+      totals.put("last_event_timestamp", EventTimestamps.isoMillis(new Instant(t.lastMillis)));
+      out.get(DEAD_LETTERS)
+          .output(
+              DeadLetter.of(
+                  DeadLetter.GOLD,
+                  e.getReason(),
+                  e.getMessage(),
+                  totals.toString(),
+                  "user_id=" + userId,
+                  "silver/user_events",
+                  new Instant(t.lastMillis),
+                  Instant.now()));
     }
   }
 
   /** The features of one user as of a date, or null when the user has no event by then. */
   public static UserFeatures features(String userId, Iterable<UserEvent> events, String asOf) {
-    long clicks = 0;
-    long purchases = 0;
-    long views = 0;
-    long carts = 0;
-    long count = 0;
-    UserEvent first = null;
-    UserEvent last = null;
+    UserTotals t = new UserTotals();
     for (UserEvent e : events) {
-      if (e.getEventDate().compareTo(asOf) > 0) {
-        continue;
-      }
-      count++;
-      switch (e.getEventType()) {
-        case "click" -> clicks++;
-        case "purchase" -> purchases++;
-        case "view" -> views++;
-        case "add_to_cart" -> carts++;
-        default -> {}
-      }
-      if (first == null || e.getEventTimestamp().isBefore(first.getEventTimestamp())) {
-        first = e;
-      }
-      if (last == null || e.getEventTimestamp().isAfter(last.getEventTimestamp())) {
-        last = e;
+      if (e.getEventDate().compareTo(asOf) <= 0) {
+        t.add(e.getEventType(), e.getEventTimestamp().getMillis());
       }
     }
-    if (last == null) {
+    return features(userId, t, asOf);
+  }
+
+  /** The features of a user from the totals of the user's events on or before {@code asOf}. */
+  static UserFeatures features(String userId, UserTotals t, String asOf) {
+    if (t.count == 0) {
       return null;
     }
-    Instant lastTs = last.getEventTimestamp();
+    Instant lastTs = new Instant(t.lastMillis);
     long days =
         ChronoUnit.DAYS.between(
             LocalDate.parse(EventTimestamps.utcDate(lastTs)), LocalDate.parse(asOf));
     return UserFeatures.of(
         userId,
         lastTs,
-        last.getEventType(),
-        clicks,
-        purchases,
-        views,
-        carts,
-        count,
-        first.getEventTimestamp(),
+        t.lastType,
+        t.clicks,
+        t.purchases,
+        t.views,
+        t.carts,
+        t.count,
+        new Instant(t.firstMillis),
         days,
-        featureHash(userId, clicks, purchases, last.getEventType(), lastTs),
+        featureHash(userId, t.clicks, t.purchases, t.lastType, lastTs),
         asOf);
   }
 

@@ -12,7 +12,17 @@ public final class UserBuckets {
 
   private UserBuckets() {}
 
+  /**
+   * Gold's buckets: what a bucket holds there is a few numbers per user, and each bucket becomes a
+   * file of Gold, so fewer.
+   */
+  public static final int GOLD_COUNT = 16;
+
   public static int of(String userId) {
-    return Math.floorMod(userId.hashCode(), COUNT);
+    return of(userId, COUNT);
+  }
+
+  public static int of(String userId, int count) {
+    return Math.floorMod(userId.hashCode(), count);
   }
 }

@@ -15,11 +15,11 @@ import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** A user whose row cannot be computed costs that user's events as dead letters, not the job. */
+/** A user whose row cannot be computed is one dead letter naming the user, not a failed job. */
 @ExtendWith(BeamPipelineExtension.class)
 class ComputeUserFeaturesFailsafeTest {
   @Test
-  void aRowThatCannotBeComputedQuarantinesTheUsersEvents(TestPipeline p) {
+  void aRowThatCannotBeComputedIsADeadLetterNamingTheUser(TestPipeline p) {
     Instant t = Instant.parse("2026-11-28T10:15:30Z");
     UserEvent click =
         UserEvent.builder()
@@ -45,7 +45,12 @@ class ComputeUserFeaturesFailsafeTest {
               assertThat(d.getStage()).isEqualTo("gold");
               assertThat(d.getReason()).isEqualTo("unexpected_error");
               assertThat(d.getDetail()).contains("DateTimeParseException", "\tat ");
-              assertThat(d.getOriginalPayload()).isEqualTo("{\"user_id\":\"u-1\"}");
+              assertThat(d.getOriginalPayload())
+                  .isEqualTo(
+                      "{\"user_id\":\"u-1\",\"event_count\":1,"
+                          + "\"first_event_timestamp\":\"2026-11-28T10:15:30.000Z\","
+                          + "\"last_event_timestamp\":\"2026-11-28T10:15:30.000Z\"}");
+              assertThat(d.getSource()).isEqualTo("user_id=u-1");
               return null;
             });
     p.run().waitUntilFinish();
