@@ -12,7 +12,8 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
  * Defaults the command line gives the DirectRunner unless the user set them: its immutability and
  * encodability checks are off, as they are meant for developing a DoFn (the tests run with them on)
  * and keep an encoded copy of every element, which doubles a batch job's memory; and {@code run()}
- * does not block, so the live progress line can run beside it.
+ * does not block, so the live progress line can run beside it. The SparkRunner's storage level is
+ * {@code MEMORY_AND_DISK} ({@link #SPARK}).
  */
 public final class RunnerDefaults {
   private RunnerDefaults() {}
@@ -29,18 +30,27 @@ public final class RunnerDefaults {
     return options;
   }
 
+  private static final List<String> DIRECT =
+      List.of("--enforceImmutability=false", "--enforceEncodability=false", "--blockOnRun=false");
+
+  /**
+   * Spark keeps a PCollection that two steps read in memory and spills it to disk when memory runs
+   * short: with the runner's default ({@code MEMORY_ONLY}) what it evicts is recomputed, and
+   * counted again. (Serialized, {@code MEMORY_AND_DISK_SER}, measured slower: 56 s against 42 s for
+   * 204,035 user events on Spark local[2].)
+   */
+  private static final List<String> SPARK = List.of("--storageLevel=MEMORY_AND_DISK");
+
   public static String[] apply(String[] args) {
     boolean direct =
         Arrays.stream(args)
             .filter(a -> a.startsWith("--runner="))
             .allMatch(a -> a.endsWith("=DirectRunner") || a.endsWith(".DirectRunner"));
-    if (!direct) {
-      return args;
-    }
     List<String> all = new ArrayList<>(Arrays.asList(args));
-    for (String flag :
-        List.of(
-            "--enforceImmutability=false", "--enforceEncodability=false", "--blockOnRun=false")) {
+    boolean spark =
+        Arrays.stream(args)
+            .anyMatch(a -> a.equals("--runner=SparkRunner") || a.endsWith(".SparkRunner"));
+    for (String flag : direct ? DIRECT : spark ? SPARK : List.<String>of()) {
       String name = flag.substring(0, flag.indexOf('='));
       if (Arrays.stream(args).noneMatch(a -> a.equals(name) || a.startsWith(name + "="))) {
         all.add(flag);

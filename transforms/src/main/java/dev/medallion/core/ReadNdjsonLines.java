@@ -28,7 +28,7 @@ import org.apache.beam.sdk.values.PCollection;
  * {@code invalid_utf8}; a byte-order mark at the start of a file is skipped.
  *
  * <p>The read is splittable: Beam's {@link FileIO} matches the files, and a splittable {@code DoFn}
- * cuts each uncompressed file larger than {@link #withPartBytes part size} (64 MiB) into parts that
+ * cuts each uncompressed file larger than {@link #withPartBytes part size} (32 MiB) into parts that
  * start at line starts ({@link LineRange}), read in parallel, each numbering its lines as the whole
  * file does. (Beam's {@code ContextualTextIO} numbers lines too, but decodes bad bytes into U+FFFD
  * instead of reporting them, and numbers lines in an extra pass over every line.) A compressed file
@@ -36,7 +36,12 @@ import org.apache.beam.sdk.values.PCollection;
  */
 public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
   /** Files larger than this are read in parts of about this size. */
-  public static final long PART_BYTES = 64L << 20;
+  public static final long PART_BYTES = 32L << 20;
+
+  /** A file this large or larger is read in {@link #MIN_PARTS} parts at least. */
+  static final long MIN_PART_BYTES = 1L << 20;
+
+  static final int MIN_PARTS = 4;
 
   private final List<String> filepatterns;
   private final long partBytes;
@@ -89,15 +94,26 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         @Element FileIO.ReadableFile file,
         @Restriction LineRange whole,
         OutputReceiver<LineRange> parts) {
-      if (!seekable(file) || whole.to() - whole.from() <= partBytes || whole.from() != 0) {
+      long size = whole.to() - whole.from();
+      long part = partBytes(size);
+      if (!seekable(file) || size <= part || whole.from() != 0) {
         parts.output(whole);
         return;
       }
       try (InputStream in = Channels.newInputStream(file.open())) {
-        LineRange.split(in, whole.to(), partBytes).forEach(parts::output);
+        LineRange.split(in, whole.to(), part).forEach(parts::output);
       } catch (IOException e) {
         throw cannotRead(file, 0, e);
       }
+    }
+
+    /**
+     * Parts of at most the part size, and at least {@link #MIN_PARTS} of them for a file of {@link
+     * #MIN_PART_BYTES} or more, so that a middling file still keeps every core busy.
+     */
+    long partBytes(long size) {
+      long quarter = (size + MIN_PARTS - 1) / MIN_PARTS;
+      return Math.min(partBytes, Math.max(quarter, Math.min(partBytes, MIN_PART_BYTES)));
     }
 
     @NewTracker
