@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# The benchmark: the project's jobs beside their anchor, DuckDB doing the same three tables in SQL
+# (bench/users.sql), measured side by side in one run on this machine.
+#
+#   bench/run.sh [--sizes=200000,2000000,4000000] [--repeats=3] [--jobs=duckdb,direct,spark]
+#                [--iot=1000000] [--heap=2g] [--timeout=1800] [--no-build]
+#
+# For every size it generates the users workload once (cached in $MEDALLION_BENCH_DATA, default
+# ~/.cache/medallion-bench), then repeats, alternating the jobs: DuckDB (2 threads), `users` on the
+# DirectRunner and on Spark local[2]. Each job is one process, timed from outside (/usr/bin/time:
+# wall, user + system CPU, peak RSS), with a fresh output folder; the project's Gold is checked
+# equal to DuckDB's row for row. --iot replays that many generated readings + heartbeats through
+# `run` on both runners and checks their Gold equal (0: skip). Every timed job is appended to
+# bench/results/runs.csv; the medians (and wall time / DuckDB's) to bench/results/summary.csv,
+# printed at the end; bench/results/chart.png and the README's table are redrawn from summary.csv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+sizes=200000,2000000,4000000
+repeats=3
+jobs=duckdb,direct,spark
+iot=1000000
+heap=2g
+timeout=1800
+build=1
+for arg in "$@"; do
+  case $arg in
+    --sizes=*) sizes=${arg#*=} ;;
+    --repeats=*) repeats=${arg#*=} ;;
+    --jobs=*) jobs=${arg#*=} ;;
+    --iot=*) iot=${arg#*=} ;;
+    --heap=*) heap=${arg#*=} ;;
+    --timeout=*) timeout=${arg#*=} ;;
+    --no-build) build=0 ;;
+    *) echo "bench/run.sh: unknown argument $arg (see the comment at the top of the script)" >&2; exit 2 ;;
+  esac
+done
+if [[ $build == 1 ]]; then
+  mvn -B -q -DskipTests package
+fi
+data=${MEDALLION_BENCH_DATA:-$HOME/.cache/medallion-bench}
+results=$root/bench/results
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$data" "$results" "$work/classes"
+duckdb=$(tr ':' '\n' < tools/target/classpath.txt | grep duckdb_jdbc | head -n 1)
+javac -nowarn -d "$work/classes" -cp "$duckdb" bench/RunSql.java bench/BenchReport.java
+sql=(java -cp "$duckdb:$work/classes" RunSql)
+sql() { "${sql[@]}" "$@"; }
+
+run_id=$(date -u +%Y%m%dT%H%M%SZ)
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+[[ -n $(git status --porcelain -- pipelines transforms tools bench/*.sql 2>/dev/null) ]] && commit="$commit+dirty"
+runs_csv=$results/runs.csv
+[[ -f $runs_csv ]] || echo "run_id,date,commit,workload,events,job,heap,repeat,wall_s,cpu_s,peak_rss_mb,exit,gold" > "$runs_csv"
+
+# time_job NAME OUTDIR -- COMMAND...: runs it with the timeout, leaves "wall cpu rss exit" in $work/last
+time_job() {
+  local log=$work/$1.log
+  shift
+  set +e
+  /usr/bin/time -f "%e %U %S %M" -o "$work/time" timeout "$timeout" "$@" > "$log" 2>&1
+  local code=$?
+  set -e
+  read -r wall user sys rss < <(tail -n 1 "$work/time")
+  awk -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v c="$code" \
+    'BEGIN { printf "%.2f %.2f %.0f %d\n", w, u + s, r / 1024, c }' > "$work/last"
+  if [[ $code != 0 ]]; then
+    echo "  (exit $code; last lines of its output:)" >&2
+    tail -n 5 "$log" | sed 's/^/    /' >&2
+  fi
+}
+
+# record WORKLOAD EVENTS JOB REPEAT GOLD
+record() {
+  read -r wall cpu rss code < "$work/last"
+  echo "$run_id,$(date -u +%F),$commit,$1,$2,$3,$heap,$4,$wall,$cpu,$rss,$code,$5" >> "$runs_csv"
+  printf '  %-8s %9s %-7s #%s  %8s s wall %8s s CPU %7s MB  exit %s  gold %s\n' "$1" "$2" "$3" "$4" "$wall" "$cpu" "$rss" "$code" "$5" >&2
+}
+
+# gold_equal A B: "equal" when the two user_features folders hold the same rows
+gold_equal() {
+  local out
+  out=$(sql bench/gold-equal.sql a="$1" b="$2" 2>/dev/null || true)
+  if [[ $out =~ ^0[[:space:]]0[[:space:]] ]]; then echo equal; else echo "DIFFERS(${out//$'\t'/ })"; fi
+}
+
+# project JOB: the command line of ./medallion on that job's runner, with the heap, in $cmd
+project() {
+  cmd=(env MEDALLION_JAVA_OPTS="-Xmx$heap" ./medallion)
+  [[ $1 == spark ]] && runner=(--runner=SparkRunner --sparkMaster='local[2]') || runner=()
+}
+
+for events in ${sizes//,/ }; do
+  input=$data/users-$events.ndjson
+  if [[ ! -s $input ]]; then
+    echo "generating $events user events into $input" >&2
+    ./medallion generate --kind users --seed 1 --count "$events" --users $((events / 10)) --days 7 \
+      --malformedRate 0.005 --duplicateRate 0.02 --missingKeysRate 0.005 --badPriceRate 0.01 \
+      > "$input.tmp" 2>/dev/null
+    mv "$input.tmp" "$input"
+  fi
+  lines=$(wc -l < "$input")
+  echo "users: $lines lines ($events generated events)" >&2
+  anchor=$work/duckdb-gold-$events
+  for ((r = 1; r <= repeats; r++)); do
+    for job in ${jobs//,/ }; do
+      out=$work/out
+      rm -rf "$out"
+      case $job in
+        duckdb)
+          mkdir -p "$out"
+          time_job "$job" "${sql[@]}" bench/users.sql input="$input" out="$out" threads=2
+          gold=anchor
+          if [[ -d $out/gold ]]; then rm -rf "$anchor"; mv "$out/gold" "$anchor"; fi
+          ;;
+        direct | spark)
+          project "$job"
+          time_job "$job" "${cmd[@]}" users --input="$input" --lakehouse="$out" "${runner[@]}"
+          gold=unchecked
+          [[ -d $anchor && -d $out/gold ]] && gold=$(gold_equal "$out/gold/user_features" "$anchor")
+          ;;
+        *) echo "bench/run.sh: unknown job $job (duckdb, direct, spark)" >&2; exit 2 ;;
+      esac
+      record users "$lines" "$job" "$r" "$gold"
+    done
+  done
+done
+
+if [[ $iot -gt 0 ]]; then
+  devices=$((iot / 1000))
+  input=$data/iot-$iot.ndjson
+  if [[ ! -s $input ]]; then
+    echo "generating about $iot readings and heartbeats into $input" >&2
+    ./medallion generate --seed 1 --generatorDevices "$devices" --durationMinutes 61 \
+      --malformedRate 0.01 --duplicateRate 0.02 --outOfRangeRate 0.01 \
+      --registry "$data/iot-$iot-devices.csv" > "$input.tmp" 2>/dev/null
+    mv "$input.tmp" "$input"
+  fi
+  lines=$(wc -l < "$input")
+  echo "iot: $lines lines from $devices devices" >&2
+  first=""
+  for ((r = 1; r <= repeats; r++)); do
+    for job in ${jobs//,/ }; do
+      [[ $job == duckdb ]] && continue
+      out=$work/out-$job-$r
+      rm -rf "$out"
+      project "$job"
+      time_job "$job" "${cmd[@]}" run --input="$input" --devices="$data/iot-$iot-devices.csv" \
+        --lakehouse="$out" "${runner[@]}"
+      gold=first
+      if [[ ! -d $out/gold ]]; then
+        gold=none
+      elif [[ -n $first ]]; then
+        a=$(sql bench/iot-gold-equal.sql a="$first" b="$out" 2>/dev/null || true)
+        if [[ $a =~ ^0[[:space:]]0[[:space:]]0[[:space:]]0 ]]; then gold=equal; else gold="DIFFERS(${a//$'\t'/ })"; fi
+        rm -rf "$out"
+      else
+        first=$out
+      fi
+      record iot "$lines" "$job" "$r" "$gold"
+    done
+  done
+fi
+
+java -cp "$work/classes" BenchReport summarize "$runs_csv" "$run_id" "$results/summary.csv"
+java -Djava.awt.headless=true -cp "$work/classes" BenchReport chart "$results/summary.csv" "$results/chart.png"
+java -cp "$work/classes" BenchReport readme "$results/summary.csv" README.md
+echo "appended to bench/results/summary.csv; redrew bench/results/chart.png and the README's table" >&2

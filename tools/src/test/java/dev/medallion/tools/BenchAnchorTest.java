@@ -1,0 +1,84 @@
+package dev.medallion.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The benchmark's anchor, {@code bench/users.sql} (DuckDB doing the user-features tables by hand),
+ * gives the golden counts and Gold of {@code testdata/users} that {@code compute_expected.py}
+ * worked out: the benchmark's "Gold equal to DuckDB's" check compares against a right answer.
+ */
+class BenchAnchorTest {
+  static final Path ROOT = UserFeaturesEndToEndTest.USERS.getParent().getParent();
+
+  @Test
+  void theDuckDbScriptGivesTheGoldenCountsAndGold(@TempDir Path out) throws Exception {
+    String script =
+        Files.readString(ROOT.resolve("bench/users.sql"))
+            .replace("${input}", UserFeaturesEndToEndTest.USERS.resolve("raw/*.ndjson").toString())
+            .replace("${out}", out.toString())
+            .replace("${threads}", "2");
+    Map<String, Long> counts = new LinkedHashMap<>();
+    try (Connection db = DriverManager.getConnection("jdbc:duckdb:");
+        Statement st = db.createStatement()) {
+      for (String sql : script.split(";\\s*(\\n|$)")) {
+        String body = sql.replaceAll("(?m)^\\s*--.*$", "").trim();
+        if (body.isEmpty()) {
+          continue;
+        }
+        if (st.execute(body)) {
+          try (ResultSet rs = st.getResultSet()) {
+            if (rs.next()) {
+              for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                counts.put(rs.getMetaData().getColumnName(i), rs.getLong(i));
+              }
+            }
+          }
+        }
+      }
+      List<String> expected =
+          Files.readAllLines(
+              UserFeaturesEndToEndTest.USERS.resolve("expected/first-user_features.csv"));
+      Map<String, Long> golden = new LinkedHashMap<>();
+      new com.fasterxml.jackson.databind.ObjectMapper()
+          .readTree(UserFeaturesEndToEndTest.USERS.resolve("expected/first-counts.json").toFile())
+          .fields()
+          .forEachRemaining(f -> golden.put(f.getKey(), f.getValue().asLong()));
+      golden.put("gold", (long) expected.size() - 1);
+      assertThat(counts).containsExactlyInAnyOrderEntriesOf(golden);
+      List<String> gold = new ArrayList<>();
+      gold.add(expected.get(0));
+      try (ResultSet rs =
+          st.executeQuery(
+              "SELECT user_id, strftime(last_event_timestamp, '%Y-%m-%dT%H:%M:%S.%gZ'),"
+                  + " last_event_type, click_count, purchase_count, view_count,"
+                  + " add_to_cart_count, event_count,"
+                  + " strftime(first_event_timestamp, '%Y-%m-%dT%H:%M:%S.%gZ'),"
+                  + " days_since_last_event, last_feature_hash, as_of_date"
+                  + " FROM read_parquet('"
+                  + out.resolve("gold")
+                  + "/**/*.parquet', hive_partitioning = true) ORDER BY user_id")) {
+        while (rs.next()) {
+          List<String> cells = new ArrayList<>();
+          for (int i = 1; i <= 12; i++) {
+            cells.add(rs.getString(i));
+          }
+          gold.add(String.join(",", cells));
+        }
+      }
+      assertThat(gold).containsExactlyElementsOf(expected);
+    }
+  }
+}
