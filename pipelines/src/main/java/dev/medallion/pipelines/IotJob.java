@@ -142,8 +142,7 @@ public final class IotJob {
       for (String path : layer) {
         Catalog.Table t = Catalog.byPath(path);
         steps.add(
-            LakeTables.Step.of(
-                t.name(), LakeTables.Op.REPLACE_ALL, tables.writtenBy(t, runId, "")));
+            LakeTables.Step.of(t.name(), LakeTables.Op.REPLACE_ALL, tables.listedBy(t, runId, "")));
       }
       String deadStage = stage == Stage.SILVER ? DeadLetter.SILVER : DeadLetter.GOLD;
       Catalog.Table q = Catalog.byPath(Lakehouse.QUARANTINE_IOT);
@@ -152,12 +151,12 @@ public final class IotJob {
               q.name(),
               "stage",
               List.of(deadStage),
-              tables.writtenBy(q, runId, "stage=" + deadStage)));
+              tables.listedBy(q, runId, "stage=" + deadStage)));
       return steps;
     }
     for (String path : Lakehouse.IOT_TABLES) {
       Catalog.Table t = Catalog.byPath(path);
-      steps.add(LakeTables.Step.of(t.name(), LakeTables.Op.APPEND, tables.writtenBy(t, runId, "")));
+      steps.add(LakeTables.Step.of(t.name(), LakeTables.Op.APPEND, tables.listedBy(t, runId, "")));
     }
     return steps;
   }

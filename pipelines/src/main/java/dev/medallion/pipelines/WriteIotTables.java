@@ -2,6 +2,7 @@ package dev.medallion.pipelines;
 
 import dev.medallion.core.DeadLetter;
 import dev.medallion.core.WriteTable;
+import dev.medallion.core.WriteTableFiles;
 import dev.medallion.iot.BronzeEvent;
 import dev.medallion.iot.IotMedallion;
 import dev.medallion.lakehouse.Catalog;
@@ -10,6 +11,7 @@ import dev.medallion.lakehouse.Lakehouse;
 import org.apache.beam.sdk.io.WriteFilesResult;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PDone;
 import org.apache.beam.sdk.values.TupleTag;
@@ -18,8 +20,10 @@ import org.joda.time.Duration;
 
 /**
  * The IoT pipeline's lakehouse sink: writes every layer a tuple holds ({@link IotMedallion}'s, or
- * one stage's) to its table, append-only, new files per flush, and the dead letters of all layers
- * to {@code quarantine/iot_events/stage=…/date=…}.
+ * one stage's) to its table, append-only, and the dead letters of all layers to {@code
+ * quarantine/iot_events/stage=…/date=…}. A stream writes new files per flush ({@link WriteTable});
+ * a bounded layer (a replay, a rerun stage) is written per bundle ({@link WriteTableFiles}) and
+ * committed after the job.
  */
 public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
   private final Lakehouse lake;
@@ -82,22 +86,29 @@ public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
       TupleTag<T> layer,
       String table,
       SerializableFunction<T, String> partition) {
-    if (layers.has(layer)) {
-      WriteFilesResult<String> written =
-          layers
-              .get(layer)
-              .apply(
-                  "Write " + table,
-                  WriteTable.to(lake.table(table), partition, runId)
-                      .withNumShards(numShards)
-                      .withFlushEvery(flushEvery));
-      if (commitTo != null) {
-        written
-            .getPerDestinationOutputFilenames()
-            .apply(
-                "Commit " + table,
-                CommitFlushes.to(commitTo, Catalog.byPath(table).name(), runId, flushEvery));
-      }
+    if (!layers.has(layer)) {
+      return;
+    }
+    PCollection<T> rows = layers.get(layer);
+    if (commitTo == null && rows.isBounded() == PCollection.IsBounded.BOUNDED) {
+      // A replay: one commit after the job, from the files its bundles wrote (no shuffle).
+      rows.apply(
+          "Write " + table,
+          WriteTableFiles.to(lake.table(table), partition, runId, lake.written(runId, table)));
+      return;
+    }
+    WriteFilesResult<String> written =
+        rows.apply(
+            "Write " + table,
+            WriteTable.to(lake.table(table), partition, runId)
+                .withNumShards(numShards)
+                .withFlushEvery(flushEvery));
+    if (commitTo != null) {
+      written
+          .getPerDestinationOutputFilenames()
+          .apply(
+              "Commit " + table,
+              CommitFlushes.to(commitTo, Catalog.byPath(table).name(), runId, flushEvery));
     }
   }
 

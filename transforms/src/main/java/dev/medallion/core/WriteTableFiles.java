@@ -16,6 +16,7 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.Window;
@@ -29,6 +30,7 @@ import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
+import org.joda.time.Duration;
 
 /**
  * Writes a bounded PCollection of schema'd records to a Parquet table folder, partitioned
@@ -70,7 +72,13 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
   public PDone expand(PCollection<T> input) {
     String schema = ParquetRecords.microsSchema(input.getSchema()).toString();
     input
-        .apply("GlobalWindow", Window.into(new GlobalWindows()))
+        .apply(
+            "GlobalWindow",
+            // Whatever the input's windows and trigger, the manifest is written once, at the end.
+            Window.<T>into(new GlobalWindows())
+                .triggering(DefaultTrigger.of())
+                .withAllowedLateness(Duration.ZERO)
+                .discardingFiredPanes())
         .apply(
             "WriteBundleFiles",
             ParDo.of(
