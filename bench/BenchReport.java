@@ -146,6 +146,22 @@ public final class BenchReport {
     t.append("|---|---:|---|---:|---:|---:|---:|---:|---|---|---|---|\n");
     for (Map<String, String> r : latest.values()) {
       String ratio = r.get("wall_vs_duckdb");
+      if (r.get("wall_s").isEmpty()) {
+        t.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %,d | %s | failed (see runs.csv) | | | | | %s | %s/%s | %s | %s %s |%n",
+                r.get("workload"),
+                Long.parseLong(r.get("events")),
+                r.get("job"),
+                r.get("heap"),
+                r.get("runs_ok"),
+                r.get("runs"),
+                r.get("gold"),
+                r.get("date"),
+                r.get("commit")));
+        continue;
+      }
       t.append(
           String.format(
               Locale.ROOT,

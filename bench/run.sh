@@ -77,7 +77,9 @@ time_job() {
 # record WORKLOAD EVENTS JOB REPEAT GOLD
 record() {
   read -r wall cpu rss code < "$work/last"
-  echo "$run_id,$(date -u +%F),$commit,$1,$2,$3,$heap,$4,$wall,$cpu,$rss,$code,$5" >> "$runs_csv"
+  local h=$heap
+  [[ $3 == duckdb ]] && h=-
+  echo "$run_id,$(date -u +%F),$commit,$1,$2,$3,$h,$4,$wall,$cpu,$rss,$code,$5" >> "$runs_csv"
   printf '  %-8s %9s %-7s #%s  %8s s wall %8s s CPU %7s MB  exit %s  gold %s\n' "$1" "$2" "$3" "$4" "$wall" "$cpu" "$rss" "$code" "$5" >&2
 }
 
