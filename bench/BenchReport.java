@@ -226,7 +226,10 @@ public final class BenchReport {
     int bottom = h - 70;
     double max = 1;
     for (Map<String, String> r : latest.values()) {
-      max = Math.max(max, num(r.get("wall_s")));
+      double wall = num(r.get("wall_s"));
+      if (!Double.isNaN(wall)) {
+        max = Math.max(max, wall);
+      }
     }
     double logMax = Math.log10(max) + 0.15;
     double logMin = -0.2;
