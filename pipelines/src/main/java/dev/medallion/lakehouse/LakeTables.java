@@ -413,7 +413,11 @@ public final class LakeTables implements AutoCloseable {
     String text;
     try {
       MatchResult m = FileSystems.match(manifest, EmptyMatchTreatment.ALLOW);
-      if (m.status() != MatchResult.Status.OK || m.metadata().isEmpty()) {
+      if (m.status() == MatchResult.Status.ERROR) {
+        // Not "no manifest": listing the folder instead could commit a retried bundle's files.
+        throw new IOException("cannot tell whether the manifest " + manifest + " exists");
+      }
+      if (m.status() == MatchResult.Status.NOT_FOUND || m.metadata().isEmpty()) {
         return writtenBy(def, runId, under);
       }
       try (var in =

@@ -123,6 +123,8 @@ public final class IotJob {
           runId,
           steps(stage, tables, runId),
           files == null ? Map.of() : Map.of(LakeTables.INGESTED, LakeTables.toJson(files)));
+      // Files a retried or recomputed bundle left (listed in no manifest, so not committed).
+      RunIds.discard(tables, runId);
     }
     RunIds.end(lake, runId);
     return result;

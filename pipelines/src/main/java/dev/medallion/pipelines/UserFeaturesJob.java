@@ -104,6 +104,8 @@ public final class UserFeaturesJob {
             LakeTables.Step.of(
                 GOLD.name(), LakeTables.Op.REPLACE_PARTITIONS, tables.listedBy(GOLD, runId, ""))),
         fresh.isEmpty() ? Map.of() : Map.of(LakeTables.INGESTED, LakeTables.toJson(fresh)));
+    // Files a retried or recomputed bundle left (listed in no manifest, so not committed).
+    RunIds.discard(tables, runId);
     RunIds.end(lake, runId);
     return new Summary(fresh.size(), Progress.counters(result));
   }

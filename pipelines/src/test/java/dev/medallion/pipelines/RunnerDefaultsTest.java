@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** The command line's DirectRunner defaults, and that a user's own flags win. */
+/** The command line's DirectRunner and SparkRunner defaults, and that a user's own flags win. */
 class RunnerDefaultsTest {
   @Test
   void theDirectRunnerRunsWithoutItsDevelopmentChecksUnlessAsked() {
@@ -25,8 +25,18 @@ class RunnerDefaultsTest {
   }
 
   @Test
-  void otherRunnersGetNothingAdded() {
+  void sparkKeepsWhatTwoStepsReadInMemoryAndOnDiskUnlessAsked() {
     assertThat(RunnerDefaults.apply(new String[] {"--runner=SparkRunner"}))
-        .containsExactly("--runner=SparkRunner");
+        .containsExactly("--runner=SparkRunner", "--storageLevel=MEMORY_AND_DISK");
+    assertThat(
+            RunnerDefaults.apply(
+                new String[] {"--runner=SparkRunner", "--storageLevel=MEMORY_ONLY"}))
+        .containsExactly("--runner=SparkRunner", "--storageLevel=MEMORY_ONLY");
+  }
+
+  @Test
+  void otherRunnersGetNothingAdded() {
+    assertThat(RunnerDefaults.apply(new String[] {"--runner=FlinkRunner"}))
+        .containsExactly("--runner=FlinkRunner");
   }
 }

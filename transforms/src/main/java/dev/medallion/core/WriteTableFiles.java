@@ -38,13 +38,20 @@ import org.joda.time.Duration;
  * ({@code part-<runId>-<uuid>.parquet}), and the files of the bundles that succeeded are listed in
  * a manifest (one path per line), which is what the job commits. A bundle the runner retried or
  * recomputed leaves files no manifest lists; the run's cleanup deletes them. Memory per bundle is
- * one Parquet row group per open partition ({@link #ROW_GROUP_BYTES}), whatever the data's size.
+ * one Parquet row group per open file ({@link #ROW_GROUP_BYTES}, at most {@link #MAX_OPEN_FILES}
+ * files), whatever the data's size.
  *
  * <p>For streaming (unbounded input, flushes on a trigger) use {@link WriteTable}.
  */
 public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
   /** The Parquet row group size: the most a bundle buffers per open partition. */
   public static final long ROW_GROUP_BYTES = 32L << 20;
+
+  /**
+   * The most files a bundle keeps open: a bundle spanning more partitions closes its oldest file (a
+   * partition seen again gets a new one).
+   */
+  public static final int MAX_OPEN_FILES = 8;
 
   private final String tableRoot;
   private final SerializableFunction<T, String> partition;
@@ -120,14 +127,20 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
 
     @StartBundle
     public void start() {
-      writers = new HashMap<>();
+      writers = new java.util.LinkedHashMap<>();
       paths = new HashMap<>();
     }
 
     @ProcessElement
-    public void process(@Element T record) throws IOException {
+    public void process(@Element T record, OutputReceiver<String> out) throws IOException {
       String part = partition.apply(record);
       ParquetWriter<GenericRecord> writer = writers.get(part);
+      if (writer == null && writers.size() >= MAX_OPEN_FILES) {
+        // Each open file holds a row group (and on S3 an upload buffer): close the oldest.
+        String oldest = writers.keySet().iterator().next();
+        writers.remove(oldest).close();
+        out.output(paths.remove(oldest));
+      }
       if (writer == null) {
         String path =
             tableRoot

@@ -150,8 +150,13 @@ public class DropLaterCopies extends PTransform<PCollection<UserEvent>, PCollect
           @SuppressWarnings("unchecked")
           List<Copy> all = (List<Copy>) copies;
           all.sort(FIRST);
+          Copy first = all.get(0);
+          java.util.Set<String> said = new java.util.HashSet<>(List.of(first.id()));
           for (Copy later : all.subList(1, all.size())) {
-            out.output(KV.of(later.id(), all.get(0).source));
+            // A row held twice (the same ingest, file and line) is one row: never dropped.
+            if (said.add(later.id())) {
+              out.output(KV.of(later.id(), first.source));
+            }
           }
         }
       }
