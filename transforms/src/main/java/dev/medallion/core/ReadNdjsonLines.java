@@ -108,8 +108,8 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
     }
 
     /**
-     * Parts of at most the part size, and at least {@link #MIN_PARTS} of them for a file of {@link
-     * #MIN_PART_BYTES} or more, so that a middling file still keeps every core busy.
+     * About a {@link #MIN_PARTS}th of the file, but at least {@link #MIN_PART_BYTES} and at most
+     * the part size, so that a middling file still keeps every core busy.
      */
     long partBytes(long size) {
       long quarter = (size + MIN_PARTS - 1) / MIN_PARTS;
