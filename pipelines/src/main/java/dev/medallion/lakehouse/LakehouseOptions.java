@@ -40,7 +40,9 @@ public interface LakehouseOptions extends PipelineOptions {
 
   void setCatalogUri(String value);
 
-  @Description("Files written per partition and flush.")
+  @Description(
+      "Streams: files written per partition and flush. (Batch jobs and replays write one file per"
+          + " partition and bundle.)")
   @Default.Integer(1)
   int getNumShards();
 

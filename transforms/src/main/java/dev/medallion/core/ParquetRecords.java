@@ -1,5 +1,6 @@
 package dev.medallion.core;
 
+import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.apache.avro.Schema;
@@ -15,11 +16,9 @@ import org.joda.time.ReadableInstant;
  * microseconds ({@code timestamp-micros}): Iceberg asks for them (its Spark reader refuses {@code
  * TIMESTAMP(MILLIS)}), while Beam's own Avro mapping gives milliseconds. Flat rows of plain fields
  * (the tables' records) are converted in one pass; anything else goes through Beam's {@link
- * AvroUtils}.
+ * AvroUtils}. Built once per writer (serializable), it looks up the field types once, not per row.
  */
-final class ParquetRecords {
-  private ParquetRecords() {}
-
+final class ParquetRecords implements Serializable {
   private static final List<TypeName> FLAT =
       List.of(
           TypeName.STRING,
@@ -32,6 +31,30 @@ final class ParquetRecords {
           TypeName.DATETIME,
           TypeName.BYTES);
 
+  private final org.apache.beam.sdk.schemas.Schema beam;
+  private final String microsJson;
+  private final TypeName[] types;
+  private final boolean flat;
+  private transient Schema micros;
+  private transient Schema millis;
+
+  private ParquetRecords(org.apache.beam.sdk.schemas.Schema beam) {
+    this.beam = beam;
+    this.microsJson = microsSchema(beam).toString();
+    this.types = new TypeName[beam.getFieldCount()];
+    boolean allFlat = true;
+    for (int i = 0; i < types.length; i++) {
+      types[i] = beam.getField(i).getType().getTypeName();
+      allFlat &= FLAT.contains(types[i]);
+    }
+    this.flat = allFlat;
+  }
+
+  /** The converter for records of this Beam schema. */
+  static ParquetRecords of(org.apache.beam.sdk.schemas.Schema beam) {
+    return new ParquetRecords(beam);
+  }
+
   /** The Avro schema of the files for records of this Beam schema. */
   static Schema microsSchema(org.apache.beam.sdk.schemas.Schema beam) {
     String millis = AvroUtils.toAvroSchema(beam).toString();
@@ -39,49 +62,48 @@ final class ParquetRecords {
         .parse(millis.replace("\"timestamp-millis\"", "\"timestamp-micros\""));
   }
 
-  /** One row as a record of {@code micros} (a {@link #microsSchema}). */
-  static GenericRecord toAvro(Row row, Schema micros) {
-    org.apache.beam.sdk.schemas.Schema beam = row.getSchema();
-    if (!isFlat(beam)) {
-      return viaAvroUtils(row, micros);
+  /** The files' Avro schema ({@link #microsSchema}). */
+  Schema schema() {
+    if (micros == null) {
+      micros = new Schema.Parser().parse(microsJson);
     }
-    GenericData.Record out = new GenericData.Record(micros);
-    for (int i = 0; i < beam.getFieldCount(); i++) {
+    return micros;
+  }
+
+  /** One row as a record of the files' schema. */
+  GenericRecord toAvro(Row row) {
+    Schema out = schema();
+    if (!flat) {
+      return viaAvroUtils(row, out);
+    }
+    GenericData.Record record = new GenericData.Record(out);
+    for (int i = 0; i < types.length; i++) {
       Object v = row.getValue(i);
       if (v == null) {
         continue;
       }
-      TypeName type = beam.getField(i).getType().getTypeName();
-      if (type == TypeName.DATETIME) {
-        v = ((ReadableInstant) v).getMillis() * 1000;
-      } else if (type == TypeName.INT16) {
-        v = ((Short) v).intValue();
-      } else if (type == TypeName.BYTES) {
-        v = ByteBuffer.wrap((byte[]) v);
+      switch (types[i]) {
+        case DATETIME -> v = ((ReadableInstant) v).getMillis() * 1000;
+        case INT16 -> v = ((Short) v).intValue();
+        case BYTES -> v = ByteBuffer.wrap((byte[]) v);
+        default -> {}
       }
-      out.put(i, v);
+      record.put(i, v);
     }
-    return out;
+    return record;
   }
 
-  private static boolean isFlat(org.apache.beam.sdk.schemas.Schema beam) {
-    for (org.apache.beam.sdk.schemas.Schema.Field f : beam.getFields()) {
-      if (!FLAT.contains(f.getType().getTypeName())) {
-        return false;
-      }
+  private GenericRecord viaAvroUtils(Row row, Schema out) {
+    if (millis == null) {
+      millis = AvroUtils.toAvroSchema(beam);
     }
-    return true;
-  }
-
-  private static GenericRecord viaAvroUtils(Row row, Schema micros) {
-    Schema millis = AvroUtils.toAvroSchema(row.getSchema());
     GenericRecord m = AvroUtils.toGenericRecord(row, millis);
-    GenericRecord out = new GenericData.Record(micros);
-    for (Schema.Field f : micros.getFields()) {
+    GenericRecord record = new GenericData.Record(out);
+    for (Schema.Field f : out.getFields()) {
       Object v = m.get(f.pos());
       boolean timestamp = f.schema().toString().contains("\"timestamp-micros\"");
-      out.put(f.pos(), timestamp && v != null ? ((Long) v) * 1000 : v);
+      record.put(f.pos(), timestamp && v != null ? ((Long) v) * 1000 : v);
     }
-    return out;
+    return record;
   }
 }

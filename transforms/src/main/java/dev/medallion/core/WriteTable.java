@@ -61,7 +61,8 @@ public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<S
   @Override
   public WriteFilesResult<String> expand(PCollection<T> input) {
     // Parquet files of an Iceberg table hold microsecond timestamps (ParquetRecords).
-    Schema avroSchema = ParquetRecords.microsSchema(input.getSchema());
+    ParquetRecords records = ParquetRecords.of(input.getSchema());
+    Schema avroSchema = records.schema();
     SerializableFunction<T, Row> toRow = input.getToRowFunction();
     String prefix = "part-" + runId;
     return input
@@ -79,7 +80,7 @@ public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<S
                 .by(partition)
                 .withDestinationCoder(StringUtf8Coder.of())
                 .via(
-                    Contextful.fn(new ToGenericRecord<>(toRow, avroSchema.toString())),
+                    Contextful.fn(new ToGenericRecord<>(toRow, records)),
                     ParquetIO.sink(avroSchema))
                 .to(tableRoot)
                 .withNaming(dir -> FileIO.Write.defaultNaming(dir + "/" + prefix, ".parquet"))
@@ -89,20 +90,16 @@ public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<S
   /** Converts a record to Avro through its Beam Row, timestamps in microseconds. */
   static class ToGenericRecord<T> implements SerializableFunction<T, GenericRecord> {
     private final SerializableFunction<T, Row> toRow;
-    private final String microsJson;
-    private transient Schema micros;
+    private final ParquetRecords records;
 
-    ToGenericRecord(SerializableFunction<T, Row> toRow, String microsJson) {
+    ToGenericRecord(SerializableFunction<T, Row> toRow, ParquetRecords records) {
       this.toRow = toRow;
-      this.microsJson = microsJson;
+      this.records = records;
     }
 
     @Override
     public GenericRecord apply(T record) {
-      if (micros == null) {
-        micros = new Schema.Parser().parse(microsJson);
-      }
-      return ParquetRecords.toAvro(toRow.apply(record), micros);
+      return records.toAvro(toRow.apply(record));
     }
   }
 }

@@ -77,7 +77,7 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
 
   @Override
   public PDone expand(PCollection<T> input) {
-    String schema = ParquetRecords.microsSchema(input.getSchema()).toString();
+    ParquetRecords records = ParquetRecords.of(input.getSchema());
     input
         .apply(
             "GlobalWindow",
@@ -90,7 +90,7 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
             "WriteBundleFiles",
             ParDo.of(
                 new WriteBundleFilesFn<>(
-                    tableRoot, partition, runId, input.getToRowFunction(), schema)))
+                    tableRoot, partition, runId, input.getToRowFunction(), records)))
         .apply("ListFiles", Combine.globally(new JoinLines()))
         .apply("WriteManifest", ParDo.of(new WriteManifestFn(manifest)));
     return PDone.in(input.getPipeline());
@@ -102,8 +102,7 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
     private final SerializableFunction<T, String> partition;
     private final String runId;
     private final SerializableFunction<T, Row> toRow;
-    private final String schemaJson;
-    private transient Schema schema;
+    private final ParquetRecords records;
     private transient Map<String, ParquetWriter<GenericRecord>> writers;
     private transient Map<String, String> paths;
 
@@ -112,17 +111,12 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
         SerializableFunction<T, String> partition,
         String runId,
         SerializableFunction<T, Row> toRow,
-        String schemaJson) {
+        ParquetRecords records) {
       this.tableRoot = tableRoot;
       this.partition = partition;
       this.runId = runId;
       this.toRow = toRow;
-      this.schemaJson = schemaJson;
-    }
-
-    @Setup
-    public void setup() {
-      schema = new Schema.Parser().parse(schemaJson);
+      this.records = records;
     }
 
     @StartBundle
@@ -151,11 +145,11 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
                 + "-"
                 + UUID.randomUUID()
                 + ".parquet";
-        writer = open(path, schema);
+        writer = open(path, records.schema());
         writers.put(part, writer);
         paths.put(part, path);
       }
-      writer.write(ParquetRecords.toAvro(toRow.apply(record), schema));
+      writer.write(records.toAvro(toRow.apply(record)));
     }
 
     @FinishBundle
