@@ -22,7 +22,6 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
-import org.apache.beam.sdk.values.PCollectionTuple;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -151,15 +150,13 @@ public final class UserFeaturesJob {
       List<String> earlierBronze,
       Lakehouse lake,
       UsersOptions o) {
-    PCollectionTuple.of(
-            UserFeaturesMedallion.NEW_LINES,
-            p.apply("ReadNewFiles", ReadNdjsonLines.fromFiles(newFiles)))
-        .and(
-            UserFeaturesMedallion.EARLIER_BRONZE,
-            p.apply("ReadBronze", ReadTable.ofFiles(earlierBronze, UserEventBronze.class)))
+    p.begin()
         .apply(
             "UserFeaturesMedallion",
             UserFeaturesMedallion.ingestedAt(Instant.now())
+                .reading(
+                    ReadNdjsonLines.fromFiles(newFiles).replay(),
+                    ReadTable.ofFiles(earlierBronze, UserEventBronze.class).replay())
                 .asOf(o.getAsOf())
                 .withMaxAheadOfIngest(Duration.standardDays(o.getMaxFutureDays())))
         .apply("WriteTables", WriteUserTables.to(lake, o));

@@ -14,9 +14,15 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * [from, to)}, the first of which is line number {@code firstLine} (1-based) of the file. Parts are
  * cut at line starts, so each is read on its own and still numbers its lines as the whole file
  * does. A line starts at offset 0 and after each line end ({@code \n}, {@code \r\n}, or a lone
- * {@code \r}), as in {@link Utf8Lines}.
+ * {@code \r}), as in {@link Utf8Lines}. The rest of a part after a checkpoint starts at the last
+ * line read ({@code skipFirst}: that line is skipped, and {@code firstLine} is the next one's
+ * number), because the start of the next line is not known until it is read.
  */
-record LineRange(long from, long to, long firstLine) implements Serializable {
+record LineRange(long from, long to, long firstLine, boolean skipFirst) implements Serializable {
+
+  LineRange(long from, long to, long firstLine) {
+    this(from, to, firstLine, false);
+  }
 
   /**
    * The file cut into parts of at least {@code partBytes} bytes, each starting at a line start: one
@@ -50,18 +56,31 @@ record LineRange(long from, long to, long firstLine) implements Serializable {
   }
 
   /**
-   * Claims the lines of one part by their start offsets. It refuses to split once reading began (a
-   * part is already a unit of parallel work, and refusing spares the DirectRunner a checkpoint
-   * every hundred lines); the offsets claimed are line starts, so a claim past {@code to} ends the
-   * part.
+   * Claims the lines of one part by their start offsets; a claim past {@code to} ends the part. A
+   * runner may checkpoint it ({@code trySplit(0)}) once it claimed {@link #LINES_PER_CHECKPOINT}
+   * lines: the rest of the part starts at the last line claimed, which it skips. The DirectRunner
+   * asks every hundred lines, and each piece is a bundle that every later step handles as a task of
+   * its own; with no checkpoint at all, it reads a whole part into one bundle before any later step
+   * runs, so every line of the input is in memory at once. Other splits are refused: a part is
+   * already a unit of parallel work. A part of a file that cannot seek (compressed) is never split.
    */
   static final class Tracker extends RestrictionTracker<LineRange, Long>
       implements RestrictionTracker.HasProgress {
-    private final LineRange range;
+    static final long LINES_PER_CHECKPOINT = 100_000;
+
+    private final long linesPerCheckpoint;
+    private LineRange range;
     private long lastAttempted = -1;
+    private long lastClaimed = -1;
+    private long claimed;
 
     Tracker(LineRange range) {
+      this(range, LINES_PER_CHECKPOINT);
+    }
+
+    Tracker(LineRange range, long linesPerCheckpoint) {
       this.range = range;
+      this.linesPerCheckpoint = linesPerCheckpoint;
     }
 
     @Override
@@ -71,7 +90,12 @@ record LineRange(long from, long to, long firstLine) implements Serializable {
             "line offsets must increase: " + offset + " after " + lastAttempted);
       }
       lastAttempted = offset;
-      return offset < range.to();
+      if (offset >= range.to()) {
+        return false;
+      }
+      lastClaimed = offset;
+      claimed++;
+      return true;
     }
 
     @Override
@@ -81,7 +105,17 @@ record LineRange(long from, long to, long firstLine) implements Serializable {
 
     @Override
     public @Nullable SplitResult<LineRange> trySplit(double fractionOfRemainder) {
-      return null;
+      if (fractionOfRemainder != 0
+          || claimed < Math.max(1, linesPerCheckpoint)
+          || lastAttempted > lastClaimed
+          || range.to() == Long.MAX_VALUE) {
+        return null;
+      }
+      LineRange primary =
+          new LineRange(range.from(), lastClaimed + 1, range.firstLine(), range.skipFirst());
+      LineRange rest = new LineRange(lastClaimed, range.to(), range.firstLine() + claimed, true);
+      range = primary;
+      return SplitResult.of(primary, rest);
     }
 
     @Override

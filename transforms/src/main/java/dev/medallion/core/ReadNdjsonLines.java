@@ -18,6 +18,7 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.splittabledofn.RestrictionTracker;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionView;
 
 /**
  * Reads NDJSON files line by line as {@link RawEvent}s, each with its file and 1-based line number
@@ -29,10 +30,12 @@ import org.apache.beam.sdk.values.PCollection;
  *
  * <p>The read is splittable: Beam's {@link FileIO} matches the files, and a splittable {@code DoFn}
  * cuts each uncompressed file larger than {@link #withPartBytes part size} (32 MiB) into parts that
- * start at line starts ({@link LineRange}), read in parallel, each numbering its lines as the whole
- * file does. (Beam's {@code ContextualTextIO} numbers lines too, but decodes bad bytes into U+FFFD
- * instead of reporting them, and numbers lines in an extra pass over every line.) A compressed file
- * is one part.
+ * start at line starts ({@link LineRange}; at most {@link #MAX_PARTS} per file), read in parallel,
+ * each numbering its lines as the whole file does. A runner may checkpoint a part every {@link
+ * LineRange.Tracker#LINES_PER_CHECKPOINT} lines, so the DirectRunner's bundles stay that small.
+ * (Beam's {@code ContextualTextIO} numbers lines too, but decodes bad bytes into U+FFFD instead of
+ * reporting them, and numbers lines in an extra pass over every line.) A compressed file is one
+ * part. {@link #replay()} reads the same files again after some side inputs are ready.
  */
 public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
   /** Files larger than this are read in parts of about this size. */
@@ -43,45 +46,81 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
 
   static final int MIN_PARTS = 4;
 
+  /**
+   * A file is read in at most this many parts, larger than the part size if need be: the
+   * DirectRunner reads every part at once, a checkpoint's worth of lines at a time, so the lines in
+   * flight grow with the number of parts, not with the file.
+   */
+  static final int MAX_PARTS = 4;
+
   private final List<String> filepatterns;
   private final long partBytes;
+  private final long linesPerCheckpoint;
+  private final transient List<PCollectionView<?>> after;
 
-  private ReadNdjsonLines(List<String> filepatterns, long partBytes) {
+  private ReadNdjsonLines(
+      List<String> filepatterns,
+      long partBytes,
+      long linesPerCheckpoint,
+      List<PCollectionView<?>> after) {
     this.filepatterns = filepatterns;
     this.partBytes = partBytes;
+    this.linesPerCheckpoint = linesPerCheckpoint;
+    this.after = after;
   }
 
   public static ReadNdjsonLines from(String filepattern) {
-    return new ReadNdjsonLines(List.of(filepattern), PART_BYTES);
+    return new ReadNdjsonLines(
+        List.of(filepattern), PART_BYTES, LineRange.Tracker.LINES_PER_CHECKPOINT, List.of());
   }
 
   /** Exactly these files (or patterns), each of which must match. */
   public static ReadNdjsonLines fromFiles(List<String> files) {
-    return new ReadNdjsonLines(List.copyOf(files), PART_BYTES);
+    return new ReadNdjsonLines(
+        List.copyOf(files), PART_BYTES, LineRange.Tracker.LINES_PER_CHECKPOINT, List.of());
   }
 
   /** Reads files larger than {@code bytes} in parts of about that size. */
   public ReadNdjsonLines withPartBytes(long bytes) {
-    return new ReadNdjsonLines(filepatterns, bytes);
+    return new ReadNdjsonLines(filepatterns, bytes, linesPerCheckpoint, after);
+  }
+
+  /** Lets a runner checkpoint a part after {@code lines} lines (tests). */
+  ReadNdjsonLines withLinesPerCheckpoint(long lines) {
+    return new ReadNdjsonLines(filepatterns, partBytes, lines, after);
+  }
+
+  /** The same read as a {@link Replay}: a second read starts only once its views are ready. */
+  public Replay<RawEvent> replay() {
+    return (begin, name, views) ->
+        begin.apply(
+            name,
+            new ReadNdjsonLines(filepatterns, partBytes, linesPerCheckpoint, List.copyOf(views)));
   }
 
   @Override
   public PCollection<RawEvent> expand(PBegin begin) {
-    return begin
-        .apply("Patterns", Create.of(filepatterns).withCoder(StringUtf8Coder.of()))
+    PCollection<String> patterns =
+        begin.apply("Patterns", Create.of(filepatterns).withCoder(StringUtf8Coder.of()));
+    if (after != null && !after.isEmpty()) {
+      patterns = patterns.apply("AfterViews", Replay.afterViews(after));
+    }
+    return patterns
         .apply(
             "MatchFiles", FileIO.matchAll().withEmptyMatchTreatment(EmptyMatchTreatment.DISALLOW))
         .apply("ReadMatches", FileIO.readMatches())
-        .apply("ReadLines", ParDo.of(new ReadLinesFn(partBytes)));
+        .apply("ReadLines", ParDo.of(new ReadLinesFn(partBytes, linesPerCheckpoint)));
   }
 
   /** Reads the lines of one part of a file, numbered as in the whole file. */
   @DoFn.BoundedPerElement
   static class ReadLinesFn extends DoFn<FileIO.ReadableFile, RawEvent> {
     private final long partBytes;
+    private final long linesPerCheckpoint;
 
-    ReadLinesFn(long partBytes) {
+    ReadLinesFn(long partBytes, long linesPerCheckpoint) {
       this.partBytes = partBytes;
+      this.linesPerCheckpoint = linesPerCheckpoint;
     }
 
     @GetInitialRestriction
@@ -113,12 +152,13 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
      */
     long partBytes(long size) {
       long quarter = (size + MIN_PARTS - 1) / MIN_PARTS;
-      return Math.min(partBytes, Math.max(quarter, Math.min(partBytes, MIN_PART_BYTES)));
+      long part = Math.min(partBytes, Math.max(quarter, Math.min(partBytes, MIN_PART_BYTES)));
+      return Math.max(part, (size + MAX_PARTS - 1) / MAX_PARTS);
     }
 
     @NewTracker
     public LineRange.Tracker tracker(@Restriction LineRange part) {
-      return new LineRange.Tracker(part);
+      return new LineRange.Tracker(part, linesPerCheckpoint);
     }
 
     @GetRestrictionCoder
@@ -141,6 +181,9 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
       String name = file.getMetadata().resourceId().toString();
       long n = part.firstLine();
       try (Utf8Lines lines = open(file, part.from())) {
+        if (part.skipFirst()) {
+          lines.next(); // read before the checkpoint this part resumes from
+        }
         for (Utf8Lines.Line line = lines.next(); ; line = lines.next()) {
           if (line == null) {
             tracker.tryClaim(Long.MAX_VALUE); // the end of the file: the part is done

@@ -20,6 +20,7 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.parquet.avro.AvroParquetReader;
@@ -38,16 +39,22 @@ public class ReadTable<T> extends PTransform<PBegin, PCollection<T>> {
   private final @Nullable String tableRoot;
   private final List<String> files;
   private final Class<T> type;
+  private final transient List<PCollectionView<?>> after;
 
-  private ReadTable(@Nullable String tableRoot, List<String> files, Class<T> type) {
+  private ReadTable(
+      @Nullable String tableRoot,
+      List<String> files,
+      Class<T> type,
+      List<PCollectionView<?>> after) {
     this.tableRoot = tableRoot;
     this.files = files;
     this.type = type;
+    this.after = after;
   }
 
   /** Every Parquet file under {@code tableRoot} when the job runs. */
   public static <T> ReadTable<T> of(String tableRoot, Class<T> type) {
-    return new ReadTable<>(tableRoot, List.of(), type);
+    return new ReadTable<>(tableRoot, List.of(), type, List.of());
   }
 
   /**
@@ -55,7 +62,13 @@ public class ReadTable<T> extends PTransform<PBegin, PCollection<T>> {
    * to that table are not read back.
    */
   public static <T> ReadTable<T> ofFiles(List<String> files, Class<T> type) {
-    return new ReadTable<>(null, List.copyOf(files), type);
+    return new ReadTable<>(null, List.copyOf(files), type, List.of());
+  }
+
+  /** The same read as a {@link Replay}: a second read starts only once its views are ready. */
+  public Replay<T> replay() {
+    return (begin, name, views) ->
+        begin.apply(name, new ReadTable<>(tableRoot, files, type, List.copyOf(views)));
   }
 
   @Override
@@ -64,16 +77,22 @@ public class ReadTable<T> extends PTransform<PBegin, PCollection<T>> {
     try {
       Schema beamSchema = registry.getSchema(type);
       SerializableFunction<Row, T> fromRow = registry.getFromRowFunction(type);
+      PCollection<String> patterns =
+          begin.apply(
+              "Files",
+              Create.of(tableRoot != null ? List.of(tableRoot + "/**.parquet") : files)
+                  .withCoder(StringUtf8Coder.of()));
+      if (after != null && !after.isEmpty()) {
+        patterns = patterns.apply("AfterViews", Replay.afterViews(after));
+      }
       PCollection<MatchResult.Metadata> matched =
-          tableRoot != null
-              ? begin.apply(
-                  "MatchFiles",
-                  FileIO.match()
-                      .filepattern(tableRoot + "/**.parquet")
-                      .withEmptyMatchTreatment(EmptyMatchTreatment.ALLOW))
-              : begin
-                  .apply("Files", Create.of(files).withCoder(StringUtf8Coder.of()))
-                  .apply("MatchFiles", FileIO.matchAll());
+          patterns.apply(
+              "MatchFiles",
+              FileIO.matchAll()
+                  .withEmptyMatchTreatment(
+                      tableRoot != null
+                          ? EmptyMatchTreatment.ALLOW
+                          : EmptyMatchTreatment.DISALLOW));
       return matched
           .apply("ReadMatches", FileIO.readMatches())
           .apply("ReadParquet", ParDo.of(new ReadParquetByNameFn<>(beamSchema, fromRow)))

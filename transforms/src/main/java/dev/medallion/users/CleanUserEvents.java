@@ -8,13 +8,20 @@ import dev.medallion.core.JsonFields;
 import dev.medallion.core.Rejections;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.Max;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.View;
+import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
+import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -26,14 +33,19 @@ import org.joda.time.Instant;
  * the wrong type ({@code "price":"n/a"}) becomes null and is named in {@code invalid_fields}.
  * Events with the same {@code (user_id, event_timestamp)} instant, across all files and runs, are
  * one event: the first ingested copy (earliest run, then file name, then line number) is kept, so a
- * later file never displaces it; the others go to {@link #DUPLICATES} with reason {@code duplicate}
- * ({@link DropLaterCopies}). The result depends only on Bronze's rows, so a rerun gives the same
- * table.
+ * later file never displaces it; the others go to {@link #DUPLICATES} with reason {@code
+ * duplicate}. The result depends only on Bronze's rows, so a rerun gives the same table.
+ *
+ * <p>It takes two passes over Bronze: {@link #decide()} (the quarantine, and which rows are later
+ * copies: {@link FindLaterCopies}) and {@link #keep} (the rows again, once that is known: {@link
+ * DropLaterCopies}). Applied to one PCollection, as here, the second pass waits for the first, so
+ * the runner holds the rows until then; the batch job instead reads Bronze a second time after the
+ * decisions ({@link UserFeaturesMedallion}), and holds nothing.
  */
 public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PCollectionTuple> {
-  public static final TupleTag<UserEvent> EVENTS = new TupleTag<>() {};
+  public static final TupleTag<UserEvent> EVENTS = DropLaterCopies.KEPT;
   public static final TupleTag<DeadLetter> QUARANTINE = new TupleTag<>() {};
-  public static final TupleTag<DeadLetter> DUPLICATES = new TupleTag<>() {};
+  public static final TupleTag<DeadLetter> DUPLICATES = DropLaterCopies.LATER_COPIES;
 
   static final String STAGE = "silver_user";
 
@@ -52,20 +64,78 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
     return new CleanUserEvents(max);
   }
 
-  @Override
-  public PCollectionTuple expand(PCollection<UserEventBronze> bronze) {
-    PCollectionTuple valid =
-        bronze.apply(
-            "ValidateKeys",
-            ParDo.of(new ValidateFn(maxAheadOfIngest))
-                .withOutputTags(EVENTS, TupleTagList.of(QUARANTINE)));
-    PCollectionTuple deduped = valid.get(EVENTS).apply("KeepFirst", new DropLaterCopies(STAGE));
-    return PCollectionTuple.of(EVENTS, deduped.get(DropLaterCopies.KEPT))
-        .and(QUARANTINE, valid.get(QUARANTINE))
-        .and(DUPLICATES, deduped.get(DropLaterCopies.LATER_COPIES));
+  /** The first pass: the quarantine and the decisions. */
+  public Decide decide() {
+    return new Decide(maxAheadOfIngest);
   }
 
-  static class ValidateFn extends DoFn<UserEventBronze, UserEvent> {
+  /** The second pass: Silver's events and the later copies, given the first pass's decision. */
+  public DropLaterCopies keep(PCollectionView<Map<String, String>> laterCopies) {
+    return new DropLaterCopies(STAGE, maxAheadOfIngest, laterCopies);
+  }
+
+  @Override
+  public PCollectionTuple expand(PCollection<UserEventBronze> bronze) {
+    PCollectionTuple decided = bronze.apply("Decide", decide());
+    PCollectionView<Map<String, String>> later =
+        decided.get(Decide.LATER_COPIES).apply("LaterCopiesView", View.asMap());
+    PCollectionTuple kept = bronze.apply("Keep", keep(later));
+    return PCollectionTuple.of(EVENTS, kept.get(EVENTS))
+        .and(QUARANTINE, decided.get(QUARANTINE))
+        .and(DUPLICATES, kept.get(DUPLICATES));
+  }
+
+  /**
+   * Silver's first pass over Bronze: rows that fail the key checks go to {@link #QUARANTINE}, the
+   * later copies among the others to {@link #LATER_COPIES} (their id → the source of the copy
+   * kept), and the date of the latest valid event to {@link #LATEST_DATE} (one element; "" for
+   * none), which is Silver's latest date, since dedupe keeps one copy of every instant.
+   */
+  public static class Decide extends PTransform<PCollection<UserEventBronze>, PCollectionTuple> {
+    public static final TupleTag<DeadLetter> QUARANTINE = CleanUserEvents.QUARANTINE;
+    public static final TupleTag<KV<String, String>> LATER_COPIES = new TupleTag<>() {};
+    public static final TupleTag<String> LATEST_DATE = new TupleTag<>() {};
+
+    private static final TupleTag<KV<Integer, FindLaterCopies.Copy>> IDENTITIES =
+        new TupleTag<>() {};
+
+    private final Duration maxAheadOfIngest;
+
+    Decide(Duration maxAheadOfIngest) {
+      this.maxAheadOfIngest = maxAheadOfIngest;
+    }
+
+    @Override
+    public PCollectionTuple expand(PCollection<UserEventBronze> bronze) {
+      PCollectionTuple checked =
+          bronze.apply(
+              "ValidateKeys",
+              ParDo.of(new ValidateFn(maxAheadOfIngest))
+                  .withOutputTags(IDENTITIES, TupleTagList.of(QUARANTINE)));
+      PCollection<KV<Integer, FindLaterCopies.Copy>> identities =
+          checked.get(IDENTITIES).setCoder(FindLaterCopies.IDENTITY_CODER);
+      PCollection<String> latestDate =
+          identities
+              .apply(
+                  "Instants",
+                  MapElements.into(TypeDescriptors.longs()).via(c -> c.getValue().millis))
+              .apply("Latest", Max.longsGlobally())
+              .apply(
+                  "LatestDate",
+                  MapElements.into(TypeDescriptors.strings())
+                      .via(
+                          millis ->
+                              millis == Long.MIN_VALUE
+                                  ? ""
+                                  : EventTimestamps.utcDate(new Instant(millis))));
+      return PCollectionTuple.of(QUARANTINE, checked.get(QUARANTINE))
+          .and(LATER_COPIES, identities.apply("FindLaterCopies", new FindLaterCopies()))
+          .and(LATEST_DATE, latestDate);
+    }
+  }
+
+  /** A valid row's identity, or the row to the quarantine with its reason. */
+  static class ValidateFn extends DoFn<UserEventBronze, KV<Integer, FindLaterCopies.Copy>> {
     private final Duration maxAheadOfIngest;
 
     ValidateFn(Duration maxAheadOfIngest) {
@@ -93,7 +163,7 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
                     b.getIngestTs()));
         return;
       }
-      out.get(EVENTS).output(event);
+      out.get(Decide.IDENTITIES).output(FindLaterCopies.Copy.of(event).keyed());
     }
   }
 

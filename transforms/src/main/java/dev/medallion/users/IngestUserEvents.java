@@ -52,6 +52,40 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
             .withOutputTags(EVENTS, TupleTagList.of(DEAD_LETTERS)));
   }
 
+  /**
+   * The Bronze rows of lines read a second time ({@link dev.medallion.core.Replay}): the rows
+   * {@link #at} gives for the same lines and ingest time, without its dead letters and counters
+   * (the first read has them).
+   */
+  public static PTransform<PCollection<RawEvent>, PCollection<UserEventBronze>> again(
+      Instant ingestTs) {
+    return new PTransform<>() {
+      @Override
+      public PCollection<UserEventBronze> expand(PCollection<RawEvent> lines) {
+        return lines.apply("ParseUserEventAgain", ParDo.of(new ParseAgainFn(ingestTs)));
+      }
+    };
+  }
+
+  static class ParseAgainFn extends DoFn<RawEvent, UserEventBronze> {
+    private final Instant now;
+
+    ParseAgainFn(Instant ingestTs) {
+      this.now = ingestTs;
+    }
+
+    @ProcessElement
+    public void process(@Element RawEvent raw, OutputReceiver<UserEventBronze> out) {
+      UserEventBronze event;
+      try {
+        event = parse(raw, now);
+      } catch (RuntimeException rejected) {
+        return; // the first read dead-lettered and counted it
+      }
+      out.output(event);
+    }
+  }
+
   static class ParseUserEventFn extends DoFn<RawEvent, UserEventBronze> {
     private static final org.apache.beam.sdk.metrics.Counter ACCEPTED = Rejections.accepted(STAGE);
 

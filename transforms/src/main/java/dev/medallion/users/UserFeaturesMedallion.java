@@ -2,18 +2,19 @@ package dev.medallion.users;
 
 import dev.medallion.core.DeadLetter;
 import dev.medallion.core.RawEvent;
-import org.apache.beam.sdk.transforms.Combine;
+import dev.medallion.core.Replay;
+import java.util.List;
+import java.util.Map;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.Flatten;
-import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.View;
+import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TupleTag;
-import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -24,16 +25,17 @@ import org.joda.time.Instant;
  * as of a snapshot date). Silver and Gold depend only on Bronze's rows, so a rerun over the same
  * input gives the same tables.
  *
- * <p>Input: a tuple of {@link #NEW_LINES} and {@link #EARLIER_BRONZE}. Output: {@link #BRONZE}
- * (this run's rows only: Bronze is append-only), {@link #SILVER}, {@link #FEATURES} and every dead
- * letter under {@link #DEAD_LETTERS} (their {@code stage} says which layer, and {@code duplicate}
- * marks the copies dedupe removed). It writes nothing; the caller applies the sinks.
+ * <p>Its sources are injected ({@link #reading}) as {@link Replay}s, because it reads them twice:
+ * once for Bronze and Silver's decisions (the quarantine, which rows are later copies, the latest
+ * date), and once more after those are made, for Silver's rows and Gold. No row waits in memory for
+ * a decision that needs all of them, so memory does not grow with the data.
+ *
+ * <p>Output: {@link #BRONZE} (this run's rows only: Bronze is append-only), {@link #SILVER}, {@link
+ * #FEATURES} and every dead letter under {@link #DEAD_LETTERS} (their {@code stage} says which
+ * layer, and {@code duplicate} marks the copies dedupe removed). It writes nothing; the caller
+ * applies the sinks.
  */
-public final class UserFeaturesMedallion extends PTransform<PCollectionTuple, PCollectionTuple> {
-  public static final TupleTag<RawEvent> NEW_LINES = new TupleTag<>("new_lines") {};
-  public static final TupleTag<UserEventBronze> EARLIER_BRONZE =
-      new TupleTag<>("earlier_bronze") {};
-
+public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionTuple> {
   public static final TupleTag<UserEventBronze> BRONZE = IngestUserEvents.EVENTS;
   public static final TupleTag<UserEvent> SILVER = CleanUserEvents.EVENTS;
   public static final TupleTag<UserFeatures> FEATURES = ComputeUserFeatures.FEATURES;
@@ -42,42 +44,78 @@ public final class UserFeaturesMedallion extends PTransform<PCollectionTuple, PC
   private final Instant ingestTs;
   private final String asOf;
   private final Duration maxAheadOfIngest;
+  private final transient Replay<RawEvent> newLines;
+  private final transient Replay<UserEventBronze> earlierBronze;
 
-  private UserFeaturesMedallion(Instant ingestTs, String asOf, Duration maxAheadOfIngest) {
+  private UserFeaturesMedallion(
+      Instant ingestTs,
+      String asOf,
+      Duration maxAheadOfIngest,
+      Replay<RawEvent> newLines,
+      Replay<UserEventBronze> earlierBronze) {
     this.ingestTs = ingestTs;
     this.asOf = asOf;
     this.maxAheadOfIngest = maxAheadOfIngest;
+    this.newLines = newLines;
+    this.earlierBronze = earlierBronze;
   }
 
   /** New lines are stamped as ingested at {@code ingestTs}. */
   public static UserFeaturesMedallion ingestedAt(Instant ingestTs) {
-    return new UserFeaturesMedallion(ingestTs, "", CleanUserEvents.MAX_AHEAD_OF_INGEST);
+    return new UserFeaturesMedallion(
+        ingestTs, "", CleanUserEvents.MAX_AHEAD_OF_INGEST, nothing(), nothing());
+  }
+
+  /** This run's new lines, and the Bronze rows earlier runs committed. */
+  public UserFeaturesMedallion reading(
+      Replay<RawEvent> newLines, Replay<UserEventBronze> earlierBronze) {
+    return new UserFeaturesMedallion(ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze);
   }
 
   /** The snapshot date {@code YYYY-MM-DD}; empty: the latest event date in Silver. */
   public UserFeaturesMedallion asOf(String date) {
-    return new UserFeaturesMedallion(ingestTs, date, maxAheadOfIngest);
+    return new UserFeaturesMedallion(ingestTs, date, maxAheadOfIngest, newLines, earlierBronze);
   }
 
   /** See {@link CleanUserEvents#withMaxAheadOfIngest}. */
   public UserFeaturesMedallion withMaxAheadOfIngest(Duration max) {
-    return new UserFeaturesMedallion(ingestTs, asOf, max);
+    return new UserFeaturesMedallion(ingestTs, asOf, max, newLines, earlierBronze);
   }
 
   @Override
-  public PCollectionTuple expand(PCollectionTuple input) {
-    PCollectionTuple bronze = input.get(NEW_LINES).apply("Bronze", IngestUserEvents.at(ingestTs));
-    PCollectionTuple silver =
-        PCollectionList.of(input.get(EARLIER_BRONZE))
+  public PCollectionTuple expand(PBegin begin) {
+    CleanUserEvents silver = CleanUserEvents.create().withMaxAheadOfIngest(maxAheadOfIngest);
+    // 1) This run's lines → Bronze rows and dead letters.
+    PCollectionTuple bronze =
+        newLines
+            .read(begin, "ReadNewLines", List.of())
+            .apply("Bronze", IngestUserEvents.at(ingestTs));
+    // 2) All of Bronze → the quarantine and the decisions: later copies, the snapshot date.
+    PCollectionTuple decided =
+        PCollectionList.of(earlierBronze.read(begin, "ReadEarlierBronze", List.of()))
             .and(bronze.get(BRONZE))
             .apply("AllBronze", Flatten.pCollections())
-            .apply("Silver", CleanUserEvents.create().withMaxAheadOfIngest(maxAheadOfIngest));
-    PCollection<UserEvent> events = silver.get(CleanUserEvents.EVENTS);
-    PCollectionTuple gold = events.apply("Gold", ComputeUserFeatures.asOf(snapshotDate(events)));
+            .apply("SilverDecisions", silver.decide());
+    PCollectionView<Map<String, String>> later =
+        decided.get(CleanUserEvents.Decide.LATER_COPIES).apply("LaterCopies", View.asMap());
+    PCollectionView<String> asOfDate =
+        snapshotDate(begin, decided.get(CleanUserEvents.Decide.LATEST_DATE));
+    // 3) All of Bronze again, read once those are known → Silver → Gold.
+    List<PCollectionView<?>> decisions = List.of(later, asOfDate);
+    PCollectionTuple kept =
+        PCollectionList.of(earlierBronze.read(begin, "RereadEarlierBronze", decisions))
+            .and(
+                newLines
+                    .read(begin, "RereadNewLines", decisions)
+                    .apply("BronzeAgain", IngestUserEvents.again(ingestTs)))
+            .apply("AllBronzeAgain", Flatten.pCollections())
+            .apply("Silver", silver.keep(later));
+    PCollection<UserEvent> events = kept.get(CleanUserEvents.EVENTS);
+    PCollectionTuple gold = events.apply("Gold", ComputeUserFeatures.asOf(asOfDate));
     PCollection<DeadLetter> deadLetters =
         PCollectionList.of(bronze.get(IngestUserEvents.DEAD_LETTERS))
-            .and(silver.get(CleanUserEvents.QUARANTINE))
-            .and(silver.get(CleanUserEvents.DUPLICATES))
+            .and(decided.get(CleanUserEvents.QUARANTINE))
+            .and(kept.get(CleanUserEvents.DUPLICATES))
             .and(gold.get(ComputeUserFeatures.DEAD_LETTERS))
             .apply("AllDeadLetters", Flatten.pCollections());
     return PCollectionTuple.of(BRONZE, bronze.get(BRONZE))
@@ -87,29 +125,16 @@ public final class UserFeaturesMedallion extends PTransform<PCollectionTuple, PC
   }
 
   /** {@link #asOf}, or the latest event date in Silver. */
-  private PCollectionView<String> snapshotDate(PCollection<UserEvent> events) {
-    if (!asOf.isEmpty()) {
-      return events
-          .getPipeline()
-          .apply("AsOfOption", Create.of(asOf))
-          .apply("AsOfView", View.asSingleton());
-    }
-    return events
-        .apply(
-            "EventDates", MapElements.into(TypeDescriptors.strings()).via(UserEvent::getEventDate))
-        .apply("LatestDate", Combine.globally(new LatestDate()).asSingletonView());
+  private PCollectionView<String> snapshotDate(PBegin begin, PCollection<String> latestDate) {
+    PCollection<String> date =
+        asOf.isEmpty() ? latestDate : begin.apply("AsOfOption", Create.of(asOf));
+    return date.apply("SnapshotDate", View.asSingleton());
   }
 
-  /** The latest of ISO dates; "" when there is none. */
-  static class LatestDate extends Combine.BinaryCombineFn<String> {
-    @Override
-    public String apply(String a, String b) {
-      return a.compareTo(b) >= 0 ? a : b;
-    }
-
-    @Override
-    public String identity() {
-      return "";
-    }
+  /** A source not given yet: {@link #reading} is required. */
+  private static <T> Replay<T> nothing() {
+    return (begin, name, after) -> {
+      throw new IllegalStateException("UserFeaturesMedallion needs its sources: call reading()");
+    };
   }
 }

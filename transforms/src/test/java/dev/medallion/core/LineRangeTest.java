@@ -48,6 +48,50 @@ class LineRangeTest {
   }
 
   @Test
+  void aCheckpointLeavesTheRestOfThePartFromTheLastLineClaimedWhichItSkips() {
+    LineRange.Tracker t = new LineRange.Tracker(new LineRange(6, 40, 3), 2);
+    assertThat(t.trySplit(0)).as("nothing claimed yet").isNull();
+    assertThat(t.tryClaim(6L)).isTrue();
+    assertThat(t.trySplit(0)).as("fewer lines than a checkpoint's").isNull();
+    assertThat(t.tryClaim(11L)).isTrue();
+    assertThat(t.trySplit(0.5)).as("only checkpoints").isNull();
+    var split = t.trySplit(0);
+    assertThat(split.getPrimary()).isEqualTo(new LineRange(6, 12, 3, false));
+    assertThat(split.getResidual()).isEqualTo(new LineRange(11, 40, 5, true));
+    assertThat(t.tryClaim(20L)).as("the next line is the rest's").isFalse();
+    t.checkDone();
+    LineRange.Tracker compressed = new LineRange.Tracker(new LineRange(0, Long.MAX_VALUE, 1));
+    assertThat(compressed.tryClaim(0L)).isTrue();
+    assertThat(compressed.trySplit(0)).as("a compressed file cannot seek").isNull();
+  }
+
+  @Test
+  void aPartCheckpointedByTheRunnerGivesEveryLineOnceWithItsNumber(TestPipeline p)
+      throws Exception {
+    // The DirectRunner checkpoints a part as soon as it may (here every 10,000 lines): 25,003 lines
+    // of varied ends and lengths are read as three pieces, each resuming after the last line of
+    // the one before.
+    Path file = dir.resolve("long.ndjson");
+    StringBuilder text = new StringBuilder();
+    List<String> expected = new ArrayList<>();
+    String[] ends = {"\n", "\r\n", "\r"};
+    for (int i = 1; i <= 25_003; i++) {
+      String line = i % 997 == 0 ? "" : "line " + i + "x".repeat(i % 7);
+      // An empty line ends with CRLF: after a lone CR, "\n" would read as that CR's LF.
+      text.append(line).append(line.isEmpty() ? "\r\n" : ends[i % 3]);
+      expected.add(i + ":" + line);
+    }
+    Files.writeString(file, text.toString());
+    PAssert.that(
+            p.apply(ReadNdjsonLines.from(file.toString()).withLinesPerCheckpoint(10_000))
+                .apply(
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((RawEvent r) -> r.getSourceOffset() + ":" + r.getPayload())))
+        .containsInAnyOrder(expected);
+    p.run().waitUntilFinish();
+  }
+
+  @Test
   void aFileReadInSmallPartsGivesEveryLineOnceWithItsNumber(TestPipeline p) throws Exception {
     // A byte-order mark, CRLF and lone CR ends, an empty line, a line that is not UTF-8, no final
     // newline; parts of 8 bytes cut the file in many places.

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.medallion.core.DeadLetter;
 import dev.medallion.core.RawEvent;
+import dev.medallion.core.Replay;
 import dev.medallion.testing.BeamPipelineExtension;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
@@ -34,17 +35,16 @@ class UserFeaturesMedallionTest {
             RawEvent.of(CLICK, "file", "day1.ndjson", null, 1, null),
             Instant.parse("2026-11-28T12:00:00Z"));
     PCollectionTuple layers =
-        PCollectionTuple.of(
-                UserFeaturesMedallion.NEW_LINES,
-                p.apply(
-                    "NewLines",
-                    Create.of(
-                        RawEvent.of(CLICK, "file", "day2.ndjson", null, 1, null),
-                        RawEvent.of(PURCHASE, "file", "day2.ndjson", null, 2, null),
-                        RawEvent.of("{oops", "file", "day2.ndjson", null, 3, null))))
-            .and(UserFeaturesMedallion.EARLIER_BRONZE, p.apply("Earlier", Create.of(earlier)))
+        p.begin()
             .apply(
                 UserFeaturesMedallion.ingestedAt(Instant.parse("2026-11-29T12:00:00Z"))
+                    .reading(
+                        Replay.of(
+                            Create.of(
+                                RawEvent.of(CLICK, "file", "day2.ndjson", null, 1, null),
+                                RawEvent.of(PURCHASE, "file", "day2.ndjson", null, 2, null),
+                                RawEvent.of("{oops", "file", "day2.ndjson", null, 3, null))),
+                        Replay.of(Create.of(earlier)))
                     .asOf("2026-11-28"));
 
     // Bronze is append-only: only this run's two good lines are new rows.
