@@ -67,23 +67,41 @@ public final class Progress {
       } catch (RuntimeException e) {
         continue; // metrics not available yet
       }
-      long in = c.getOrDefault("bronze_accepted", 0L) + c.getOrDefault("bronze_rejected", 0L);
+      boolean users = c.keySet().stream().anyMatch(k -> k.startsWith("bronze_user_"));
+      String bronze = users ? "bronze_user" : "bronze";
+      long in = c.getOrDefault(bronze + "_accepted", 0L) + c.getOrDefault(bronze + "_rejected", 0L);
       long now = System.nanoTime();
       double rate = (in - lastIn) / ((now - lastNanos) / 1e9);
       lastIn = in;
       lastNanos = now;
       System.err.printf(
-          Locale.ROOT,
-          "\r[%4ds] %7.0f ev/s | bronze %d kept %d dead | silver %d kept %d quarantined | gold %d device-min rows %d too late   ",
-          (now - startNanos) / 1_000_000_000L,
-          rate,
-          c.getOrDefault("bronze_accepted", 0L),
-          c.getOrDefault("bronze_rejected", 0L),
-          c.getOrDefault("silver_accepted", 0L),
-          c.getOrDefault("silver_rejected", 0L),
-          c.getOrDefault("gold_device_minute_rows", 0L),
-          c.getOrDefault("gold_rejected", 0L));
+          Locale.ROOT, "\r[%4ds] %7.0f ev/s | ", (now - startNanos) / 1_000_000_000L, rate);
+      System.err.print(users ? usersLine(c) : iotLine(c));
     }
+  }
+
+  private static String iotLine(Map<String, Long> c) {
+    return String.format(
+        Locale.ROOT,
+        "bronze %d kept %d dead | silver %d kept %d quarantined | gold %d device-min rows %d too late   ",
+        c.getOrDefault("bronze_accepted", 0L),
+        c.getOrDefault("bronze_rejected", 0L),
+        c.getOrDefault("silver_accepted", 0L),
+        c.getOrDefault("silver_rejected", 0L),
+        c.getOrDefault("gold_device_minute_rows", 0L),
+        c.getOrDefault("gold_rejected", 0L));
+  }
+
+  private static String usersLine(Map<String, Long> c) {
+    return String.format(
+        Locale.ROOT,
+        "bronze %d rows %d dead | silver %d kept %d quarantined %d duplicates | gold %d user rows   ",
+        c.getOrDefault("bronze_user_accepted", 0L),
+        c.getOrDefault("bronze_user_rejected", 0L),
+        c.getOrDefault("silver_user_accepted", 0L),
+        c.getOrDefault("silver_user_rejected", 0L),
+        c.getOrDefault("silver_user_duplicates", 0L),
+        c.getOrDefault("gold_user_features_rows", 0L));
   }
 
   /** Every Medallion counter by name (attempted values: all runners report them). */

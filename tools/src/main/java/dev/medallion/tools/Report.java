@@ -31,8 +31,13 @@ final class Report {
         kept + quarantined + duplicates, kept, quarantined, duplicates);
     System.out.printf(
         "gold   : %d user_features rows%n", c.getOrDefault("gold_user_features_rows", 0L));
+    LakeTables.Config config = LakeTables.Config.of(options);
     System.out.println(
-        "tables under " + options.getLakehouse() + " (catalog: _catalog/tables.json)");
+        "tables under "
+            + options.getLakehouse()
+            + " (Iceberg catalog: "
+            + (config.glue() ? "AWS Glue" : config.jdbcUri())
+            + ")");
   }
 
   /** After an IoT run or stage: per-layer counts, the reasons, and the newest Gold rows. */
