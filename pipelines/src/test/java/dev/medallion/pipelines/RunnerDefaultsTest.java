@@ -27,11 +27,17 @@ class RunnerDefaultsTest {
   @Test
   void sparkKeepsWhatTwoStepsReadInMemoryAndOnDiskUnlessAsked() {
     assertThat(RunnerDefaults.apply(new String[] {"--runner=SparkRunner"}))
-        .containsExactly("--runner=SparkRunner", "--storageLevel=MEMORY_AND_DISK");
+        .containsExactly(
+            "--runner=SparkRunner",
+            "--storageLevel=MEMORY_AND_DISK",
+            "--experiments=use_bounded_concurrent_output_for_sdf");
     assertThat(
             RunnerDefaults.apply(
-                new String[] {"--runner=SparkRunner", "--storageLevel=MEMORY_ONLY"}))
-        .containsExactly("--runner=SparkRunner", "--storageLevel=MEMORY_ONLY");
+                new String[] {
+                  "--runner=SparkRunner", "--storageLevel=MEMORY_ONLY", "--experiments=other"
+                }))
+        .containsExactly(
+            "--runner=SparkRunner", "--storageLevel=MEMORY_ONLY", "--experiments=other");
   }
 
   @Test
