@@ -29,16 +29,20 @@ import org.apache.beam.sdk.values.PCollectionView;
  * {@code invalid_utf8}; a byte-order mark at the start of a file is skipped.
  *
  * <p>The read is splittable: Beam's {@link FileIO} matches the files, and a splittable {@code DoFn}
- * cuts each uncompressed file larger than {@link #withPartBytes part size} (32 MiB) into parts that
- * start at line starts ({@link LineRange}; at most {@link #MAX_PARTS} per file), read in parallel,
- * each numbering its lines as the whole file does. A runner may checkpoint a part every {@link
- * LineRange.Tracker#LINES_PER_CHECKPOINT} lines, so the DirectRunner's bundles stay that small.
- * (Beam's {@code ContextualTextIO} numbers lines too, but decodes bad bytes into U+FFFD instead of
- * reporting them, and numbers lines in an extra pass over every line.) A compressed file is one
- * part. {@link #replay()} reads the same files again after some side inputs are ready.
+ * cuts each uncompressed file of 1 MiB or more into parts that start at line starts ({@link
+ * LineRange}): {@link #MIN_PARTS} to {@link #MAX_PARTS} per file, which today are both 4, so the
+ * part size ({@link #withPartBytes}, 32 MiB) only matters once {@code MAX_PARTS} is raised; read in
+ * parallel, each numbering its lines as the whole file does. A runner may checkpoint a part every
+ * {@link LineRange.Tracker#LINES_PER_CHECKPOINT} lines, so the DirectRunner's bundles stay that
+ * small. (Beam's {@code ContextualTextIO} numbers lines too, but decodes bad bytes into U+FFFD
+ * instead of reporting them, and numbers lines in an extra pass over every line.) A compressed file
+ * is one part. {@link #replay()} reads the same files again after some side inputs are ready.
  */
 public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
-  /** Files larger than this are read in parts of about this size. */
+  /**
+   * The most a part holds, unless that makes more than {@link #MAX_PARTS} parts (then a part is a
+   * {@code MAX_PARTS}th of the file).
+   */
   public static final long PART_BYTES = 32L << 20;
 
   /** A file this large or larger is read in {@link #MIN_PARTS} parts at least. */
@@ -148,7 +152,9 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
 
     /**
      * About a {@link #MIN_PARTS}th of the file, but at least {@link #MIN_PART_BYTES} and at most
-     * the part size, so that a middling file still keeps every core busy.
+     * the part size, so that a middling file still keeps every core busy; and at least a {@link
+     * #MAX_PARTS}th of the file, which wins for every file larger than {@code MAX_PARTS} part
+     * sizes.
      */
     long partBytes(long size) {
       long quarter = (size + MIN_PARTS - 1) / MIN_PARTS;

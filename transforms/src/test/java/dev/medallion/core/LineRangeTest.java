@@ -94,7 +94,8 @@ class LineRangeTest {
   @Test
   void aFileReadInSmallPartsGivesEveryLineOnceWithItsNumber(TestPipeline p) throws Exception {
     // A byte-order mark, CRLF and lone CR ends, an empty line, a line that is not UTF-8, no final
-    // newline; parts of 8 bytes cut the file in many places.
+    // newline; parts of 8 bytes asked, capped at ReadNdjsonLines.MAX_PARTS (4) parts, cut the file
+    // in several places.
     Path file = dir.resolve("parts.ndjson");
     List<byte[]> chunks =
         List.of(
