@@ -1,5 +1,6 @@
 package dev.medallion.lakehouse;
 
+import dev.medallion.core.ReadNdjsonLines;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.concurrent.ThreadLocalRandom;
@@ -23,6 +24,25 @@ public interface LakehouseOptions extends PipelineOptions {
   String getInput();
 
   void setInput(String value);
+
+  @Description(
+      "A large input file is read in parts of at most 32 MiB, but in at most this many parts"
+          + " (larger ones if need be). Default: 4 on the DirectRunner, which reads every part at"
+          + " once; 1024 on Spark, where a task holds its part's rows.")
+  @Default.InstanceFactory(MaxReadPartsFactory.class)
+  int getMaxReadParts();
+
+  void setMaxReadParts(int value);
+
+  /** 4 ({@link ReadNdjsonLines#MAX_PARTS}), or 1024 on the SparkRunner. */
+  class MaxReadPartsFactory implements DefaultValueFactory<Integer> {
+    @Override
+    public Integer create(PipelineOptions options) {
+      return options.getRunner().getSimpleName().contains("Spark")
+          ? 1024
+          : ReadNdjsonLines.MAX_PARTS;
+    }
+  }
 
   @Description(
       "Iceberg catalog of the tables: jdbc (an embedded SQLite catalog unless --catalogUri names"

@@ -288,7 +288,8 @@ public final class IotJob {
   /** The given files, else the files of {@code --input}, else the built-in generator. */
   static PCollection<RawEvent> source(Pipeline p, IotOptions o, @Nullable List<String> files) {
     if (files != null) {
-      return p.apply("ReadNdjson", ReadNdjsonLines.fromFiles(files));
+      return p.apply(
+          "ReadNdjson", ReadNdjsonLines.fromFiles(files).withMaxParts(o.getMaxReadParts()));
     }
     if (!o.getInput().isEmpty()) {
       try {
@@ -296,7 +297,9 @@ public final class IotJob {
         if (matching.isEmpty()) {
           throw new IllegalArgumentException("--input matches no file: " + o.getInput());
         }
-        return p.apply("ReadNdjson", ReadNdjsonLines.fromFiles(new ArrayList<>(matching)));
+        return p.apply(
+            "ReadNdjson",
+            ReadNdjsonLines.fromFiles(new ArrayList<>(matching)).withMaxParts(o.getMaxReadParts()));
       } catch (IOException e) {
         throw new IllegalArgumentException(
             "cannot list --input " + o.getInput() + ": " + e.getMessage());

@@ -4,6 +4,7 @@ import dev.medallion.lakehouse.S3Support;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Properties;
 import org.apache.beam.sdk.io.FileSystems;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
@@ -26,6 +27,16 @@ public final class RunnerDefaults {
     PipelineOptionsFactory.register(type);
     S3Support.register();
     T options = PipelineOptionsFactory.fromArgs(apply(args)).withValidation().as(type);
+    if (options.getRunner().getSimpleName().equals("SparkRunner")) {
+      // Beam's own default master is local[4]
+      sparkConf(
+          Arrays.stream(args)
+              .filter(a -> a.startsWith("--sparkMaster="))
+              .map(a -> a.substring(a.indexOf('=') + 1))
+              .reduce((first, last) -> last)
+              .orElse("local[4]"),
+          System.getProperties());
+    }
     FileSystems.setDefaultPipelineOptions(options);
     return options;
   }
@@ -44,6 +55,22 @@ public final class RunnerDefaults {
   private static final List<String> SPARK =
       List.of(
           "--storageLevel=MEMORY_AND_DISK", "--experiments=use_bounded_concurrent_output_for_sdf");
+
+  /**
+   * Spark settings given as system properties (which Spark's configuration reads) unless already
+   * set, by {@code -Dspark.…} or {@code spark-submit --conf}. Spark may keep half the heap for the
+   * data it caches and shuffles ({@code spark.memory.fraction} 0.6), but the Parquet writers' row
+   * groups live outside what it counts: with {@code -Xmx2g} it ran out of memory at 2M user events
+   * until its share was 0.3. And a local master splits the work into 16 tasks rather than one per
+   * core ({@code spark.default.parallelism}): a read's parts are spread over that many tasks, and
+   * Spark holds a task's output at once when two steps read it.
+   */
+  static void sparkConf(String master, Properties properties) {
+    properties.putIfAbsent("spark.memory.fraction", "0.3");
+    if (master.startsWith("local")) {
+      properties.putIfAbsent("spark.default.parallelism", "16");
+    }
+  }
 
   public static String[] apply(String[] args) {
     boolean direct =

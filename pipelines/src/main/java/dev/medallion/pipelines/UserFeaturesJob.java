@@ -155,7 +155,7 @@ public final class UserFeaturesJob {
             "UserFeaturesMedallion",
             UserFeaturesMedallion.ingestedAt(Instant.now())
                 .reading(
-                    ReadNdjsonLines.fromFiles(newFiles).replay(),
+                    ReadNdjsonLines.fromFiles(newFiles).withMaxParts(o.getMaxReadParts()).replay(),
                     ReadTable.ofFiles(earlierBronze, UserEventBronze.class).replay())
                 .asOf(o.getAsOf())
                 .withMaxAheadOfIngest(Duration.standardDays(o.getMaxFutureDays())))

@@ -1,7 +1,12 @@
 package dev.medallion.pipelines;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
+import dev.medallion.core.ReadNdjsonLines;
+import dev.medallion.lakehouse.LakehouseOptions;
+import java.util.Properties;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.junit.jupiter.api.Test;
 
 /** The command line's DirectRunner and SparkRunner defaults, and that a user's own flags win. */
@@ -44,5 +49,35 @@ class RunnerDefaultsTest {
   void otherRunnersGetNothingAdded() {
     assertThat(RunnerDefaults.apply(new String[] {"--runner=FlinkRunner"}))
         .containsExactly("--runner=FlinkRunner");
+  }
+
+  @Test
+  void sparkLeavesRoomForTheParquetWritersAndSplitsALocalRunFinerUnlessSet() {
+    Properties local = new Properties();
+    RunnerDefaults.sparkConf("local[2]", local);
+    assertThat(local)
+        .containsEntry("spark.memory.fraction", "0.3")
+        .containsEntry("spark.default.parallelism", "16");
+
+    Properties cluster = new Properties();
+    cluster.setProperty("spark.memory.fraction", "0.5");
+    RunnerDefaults.sparkConf("spark://host:7077", cluster);
+    assertThat(cluster).containsOnly(entry("spark.memory.fraction", "0.5"));
+  }
+
+  @Test
+  void sparkReadsALargeFileInMorePartsThanTheDirectRunner() {
+    assertThat(
+            PipelineOptionsFactory.fromArgs("--runner=SparkRunner")
+                .as(LakehouseOptions.class)
+                .getMaxReadParts())
+        .isEqualTo(1024);
+    assertThat(PipelineOptionsFactory.create().as(LakehouseOptions.class).getMaxReadParts())
+        .isEqualTo(ReadNdjsonLines.MAX_PARTS);
+    assertThat(
+            PipelineOptionsFactory.fromArgs("--runner=SparkRunner", "--maxReadParts=8")
+                .as(LakehouseOptions.class)
+                .getMaxReadParts())
+        .isEqualTo(8);
   }
 }

@@ -30,18 +30,19 @@ import org.apache.beam.sdk.values.PCollectionView;
  *
  * <p>The read is splittable: Beam's {@link FileIO} matches the files, and a splittable {@code DoFn}
  * cuts each uncompressed file of 1 MiB or more into parts that start at line starts ({@link
- * LineRange}): {@link #MIN_PARTS} to {@link #MAX_PARTS} per file, which today are both 4, so the
- * part size ({@link #withPartBytes}, 32 MiB) only matters once {@code MAX_PARTS} is raised; read in
- * parallel, each numbering its lines as the whole file does. A runner may checkpoint a part every
- * {@link LineRange.Tracker#LINES_PER_CHECKPOINT} lines, so the DirectRunner's bundles stay that
- * small. (Beam's {@code ContextualTextIO} numbers lines too, but decodes bad bytes into U+FFFD
- * instead of reporting them, and numbers lines in an extra pass over every line.) A compressed file
- * is one part. {@link #replay()} reads the same files again after some side inputs are ready.
+ * LineRange}): at least {@link #MIN_PARTS}, of at most {@link #PART_BYTES} each unless that makes
+ * more than {@link #withMaxParts the most parts} (by default {@link #MAX_PARTS}, 4, so that a file
+ * of 4 MiB or more is read in exactly 4 parts); read in parallel, each numbering its lines as the
+ * whole file does. A runner may checkpoint a part every {@link
+ * LineRange.Tracker#LINES_PER_CHECKPOINT} lines, so the DirectRunner's bundles stay that small.
+ * (Beam's {@code ContextualTextIO} numbers lines too, but decodes bad bytes into U+FFFD instead of
+ * reporting them, and numbers lines in an extra pass over every line.) A compressed file is one
+ * part. {@link #replay()} reads the same files again after some side inputs are ready.
  */
 public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
   /**
-   * The most a part holds, unless that makes more than {@link #MAX_PARTS} parts (then a part is a
-   * {@code MAX_PARTS}th of the file).
+   * The most a part holds, unless that makes more than the most parts (then a part is that fraction
+   * of the file).
    */
   public static final long PART_BYTES = 32L << 20;
 
@@ -51,47 +52,71 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
   static final int MIN_PARTS = 4;
 
   /**
-   * A file is read in at most this many parts, larger than the part size if need be: the
+   * By default a file is read in at most this many parts, larger than the part size if need be: the
    * DirectRunner reads every part at once, a checkpoint's worth of lines at a time, so the lines in
-   * flight grow with the number of parts, not with the file.
+   * flight grow with the number of parts, not with the file. (Spark reads a part per task and keeps
+   * a task's output whole, so it wants more, smaller parts: {@link #withMaxParts}.)
    */
-  static final int MAX_PARTS = 4;
+  public static final int MAX_PARTS = 4;
 
   private final List<String> filepatterns;
   private final long partBytes;
+  private final int maxParts;
   private final long linesPerCheckpoint;
   private final transient List<PCollectionView<?>> after;
 
   private ReadNdjsonLines(
       List<String> filepatterns,
       long partBytes,
+      int maxParts,
       long linesPerCheckpoint,
       List<PCollectionView<?>> after) {
     this.filepatterns = filepatterns;
     this.partBytes = partBytes;
+    this.maxParts = maxParts;
     this.linesPerCheckpoint = linesPerCheckpoint;
     this.after = after;
   }
 
   public static ReadNdjsonLines from(String filepattern) {
     return new ReadNdjsonLines(
-        List.of(filepattern), PART_BYTES, LineRange.Tracker.LINES_PER_CHECKPOINT, List.of());
+        List.of(filepattern),
+        PART_BYTES,
+        MAX_PARTS,
+        LineRange.Tracker.LINES_PER_CHECKPOINT,
+        List.of());
   }
 
   /** Exactly these files (or patterns), each of which must match. */
   public static ReadNdjsonLines fromFiles(List<String> files) {
     return new ReadNdjsonLines(
-        List.copyOf(files), PART_BYTES, LineRange.Tracker.LINES_PER_CHECKPOINT, List.of());
+        List.copyOf(files),
+        PART_BYTES,
+        MAX_PARTS,
+        LineRange.Tracker.LINES_PER_CHECKPOINT,
+        List.of());
   }
 
   /** Reads files larger than {@code bytes} in parts of about that size. */
   public ReadNdjsonLines withPartBytes(long bytes) {
-    return new ReadNdjsonLines(filepatterns, bytes, linesPerCheckpoint, after);
+    return new ReadNdjsonLines(filepatterns, bytes, maxParts, linesPerCheckpoint, after);
+  }
+
+  /**
+   * Reads a file in at most {@code parts} parts ({@link #MAX_PARTS} by default): more parts of at
+   * most the part size for a runner that holds a part's output at once.
+   */
+  public ReadNdjsonLines withMaxParts(int parts) {
+    if (parts < MIN_PARTS) {
+      throw new IllegalArgumentException(
+          "a file is read in at least " + MIN_PARTS + " parts, not at most " + parts);
+    }
+    return new ReadNdjsonLines(filepatterns, partBytes, parts, linesPerCheckpoint, after);
   }
 
   /** Lets a runner checkpoint a part after {@code lines} lines (tests). */
   ReadNdjsonLines withLinesPerCheckpoint(long lines) {
-    return new ReadNdjsonLines(filepatterns, partBytes, lines, after);
+    return new ReadNdjsonLines(filepatterns, partBytes, maxParts, lines, after);
   }
 
   /** The same read as a {@link Replay}: a second read starts only once its views are ready. */
@@ -99,7 +124,8 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
     return (begin, name, views) ->
         begin.apply(
             name,
-            new ReadNdjsonLines(filepatterns, partBytes, linesPerCheckpoint, List.copyOf(views)));
+            new ReadNdjsonLines(
+                filepatterns, partBytes, maxParts, linesPerCheckpoint, List.copyOf(views)));
   }
 
   @Override
@@ -113,17 +139,19 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         .apply(
             "MatchFiles", FileIO.matchAll().withEmptyMatchTreatment(EmptyMatchTreatment.DISALLOW))
         .apply("ReadMatches", FileIO.readMatches())
-        .apply("ReadLines", ParDo.of(new ReadLinesFn(partBytes, linesPerCheckpoint)));
+        .apply("ReadLines", ParDo.of(new ReadLinesFn(partBytes, maxParts, linesPerCheckpoint)));
   }
 
   /** Reads the lines of one part of a file, numbered as in the whole file. */
   @DoFn.BoundedPerElement
   static class ReadLinesFn extends DoFn<FileIO.ReadableFile, RawEvent> {
     private final long partBytes;
+    private final int maxParts;
     private final long linesPerCheckpoint;
 
-    ReadLinesFn(long partBytes, long linesPerCheckpoint) {
+    ReadLinesFn(long partBytes, int maxParts, long linesPerCheckpoint) {
       this.partBytes = partBytes;
+      this.maxParts = maxParts;
       this.linesPerCheckpoint = linesPerCheckpoint;
     }
 
@@ -152,14 +180,13 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
 
     /**
      * About a {@link #MIN_PARTS}th of the file, but at least {@link #MIN_PART_BYTES} and at most
-     * the part size, so that a middling file still keeps every core busy; and at least a {@link
-     * #MAX_PARTS}th of the file, which wins for every file larger than {@code MAX_PARTS} part
-     * sizes.
+     * the part size, so that a middling file still keeps every core busy; and at least a {@code
+     * maxParts}th of the file, which wins for every file larger than {@code maxParts} part sizes.
      */
     long partBytes(long size) {
       long quarter = (size + MIN_PARTS - 1) / MIN_PARTS;
       long part = Math.min(partBytes, Math.max(quarter, Math.min(partBytes, MIN_PART_BYTES)));
-      return Math.max(part, (size + MAX_PARTS - 1) / MAX_PARTS);
+      return Math.max(part, (size + maxParts - 1) / maxParts);
     }
 
     @NewTracker

@@ -1,6 +1,7 @@
 package dev.medallion.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.medallion.testing.BeamPipelineExtension;
 import java.io.ByteArrayInputStream;
@@ -94,8 +95,7 @@ class LineRangeTest {
   @Test
   void aFileReadInSmallPartsGivesEveryLineOnceWithItsNumber(TestPipeline p) throws Exception {
     // A byte-order mark, CRLF and lone CR ends, an empty line, a line that is not UTF-8, no final
-    // newline; parts of 8 bytes asked, capped at ReadNdjsonLines.MAX_PARTS (4) parts, cut the file
-    // in several places.
+    // newline; parts of 8 bytes asked cut the file in several places.
     Path file = dir.resolve("parts.ndjson");
     List<byte[]> chunks =
         List.of(
@@ -116,17 +116,8 @@ class LineRangeTest {
     }
     Files.write(file, content);
 
-    PAssert.that(
-            p.apply(ReadNdjsonLines.from(file.toString()).withPartBytes(8))
-                .apply(
-                    MapElements.into(TypeDescriptors.strings())
-                        .via(
-                            (RawEvent r) ->
-                                r.getSourceOffset()
-                                    + ":"
-                                    + r.getPayload()
-                                    + (r.getDecodeError() == null ? "" : " !"))))
-        .containsInAnyOrder(
+    List<String> expected =
+        List.of(
             "1:first",
             "2:second line",
             "3:third",
@@ -134,6 +125,36 @@ class LineRangeTest {
             "5:fifth \\xFF !",
             "6:sixth: café",
             "7:seventh");
+    // at most 4 parts, then as many 8-byte parts as there are (a cut in nearly every line)
+    for (int maxParts : new int[] {ReadNdjsonLines.MAX_PARTS, 64}) {
+      PAssert.that(
+              p.apply(
+                      "Read" + maxParts,
+                      ReadNdjsonLines.from(file.toString()).withPartBytes(8).withMaxParts(maxParts))
+                  .apply(
+                      "Show" + maxParts,
+                      MapElements.into(TypeDescriptors.strings())
+                          .via(
+                              (RawEvent r) ->
+                                  r.getSourceOffset()
+                                      + ":"
+                                      + r.getPayload()
+                                      + (r.getDecodeError() == null ? "" : " !"))))
+          .containsInAnyOrder(expected);
+    }
     p.run().waitUntilFinish();
+  }
+
+  @Test
+  void aLargeFileIsReadInFourPartsUnlessMoreAreAllowed() {
+    long size = 415_234_982L; // the 2M-event benchmark file
+    long defaultPart =
+        new ReadNdjsonLines.ReadLinesFn(32L << 20, ReadNdjsonLines.MAX_PARTS, 1).partBytes(size);
+    long manyParts = new ReadNdjsonLines.ReadLinesFn(32L << 20, 1024, 1).partBytes(size);
+    assertThat(defaultPart).isEqualTo(103_808_746L); // a quarter, rounded up
+    assertThat(manyParts).isEqualTo(33_554_432L); // 32 MiB: 13 parts
+    assertThatThrownBy(() -> ReadNdjsonLines.from("x").withMaxParts(2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 4 parts");
   }
 }
