@@ -18,6 +18,7 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.View;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PCollectionView;
@@ -112,14 +113,33 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
 
     private final Duration maxAheadOfArrival;
 
+    /**
+     * The registry read for {@link #registryWindow} in this bundle: the DirectRunner builds a map
+     * side input anew on every {@code sideInput()} call, which cost most of a replay's time.
+     */
+    private transient @Nullable Map<String, Device> registry;
+
+    private transient @Nullable BoundedWindow registryWindow;
+
     ValidateFn(PCollectionView<Map<String, Device>> devices, Duration maxAheadOfArrival) {
       this.devices = devices;
       this.maxAheadOfArrival = maxAheadOfArrival;
     }
 
+    @StartBundle
+    public void startBundle() {
+      registry = null; // a streamed registry may have changed since the last bundle
+      registryWindow = null;
+    }
+
     @ProcessElement
-    public void process(@Element BronzeEvent e, ProcessContext c, MultiOutputReceiver out) {
-      Map<String, Device> registry = c.sideInput(devices);
+    public void process(
+        @Element BronzeEvent e, BoundedWindow window, ProcessContext c, MultiOutputReceiver out) {
+      if (registry == null || !window.equals(registryWindow)) {
+        registry = c.sideInput(devices);
+        registryWindow = window;
+      }
+      Map<String, Device> registry = this.registry;
       SensorReading reading = null;
       Heartbeat heartbeat = null;
       try {
