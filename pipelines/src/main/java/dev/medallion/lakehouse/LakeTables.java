@@ -51,7 +51,6 @@ import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.jdbc.UncheckedSQLException;
 import org.apache.iceberg.mapping.MappingUtil;
 import org.apache.iceberg.mapping.NameMappingParser;
-import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
@@ -688,13 +687,13 @@ public final class LakeTables implements AutoCloseable {
     Metrics metrics;
     try {
       metrics =
-          ParquetUtil.fileMetrics(
+          ParquetFooters.metrics(
               in, MetricsConfig.forTable(table), MappingUtil.create(table.schema()));
     } catch (RuntimeException e) {
       // Bounds of a column whose Parquet type is not the table's (a file from another tool):
       // counts only, so that no filter prunes the file wrongly; readers report the mismatch.
       metrics =
-          ParquetUtil.fileMetrics(
+          ParquetFooters.metrics(
               in,
               MetricsConfig.fromProperties(
                   Map.of(TableProperties.DEFAULT_WRITE_METRICS_MODE, "counts")),

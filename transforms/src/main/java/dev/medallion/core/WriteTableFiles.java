@@ -25,6 +25,7 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PDone;
 import org.apache.beam.sdk.values.Row;
 import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -205,6 +206,8 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
         .withCompressionCodec(CompressionCodecName.SNAPPY)
         .withRowGroupSize(ROW_GROUP_BYTES)
         .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+        // not Hadoop's Configuration, which parses its XML defaults out of jars for every file
+        .withConf(new PlainParquetConfiguration())
         .build();
   }
 
