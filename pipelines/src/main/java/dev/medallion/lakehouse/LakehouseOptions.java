@@ -28,7 +28,8 @@ public interface LakehouseOptions extends PipelineOptions {
   @Description(
       "A large input file is read in parts of at most 32 MiB, but in at most this many parts"
           + " (larger ones if need be). Default: 4 on the DirectRunner, which reads every part at"
-          + " once; 1024 on Spark, where a task holds its part's rows.")
+          + " once; 1024 on Spark, whose tasks take parts independently (on a cluster, in"
+          + " parallel).")
   @Default.InstanceFactory(MaxReadPartsFactory.class)
   int getMaxReadParts();
 

@@ -14,7 +14,8 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
  * encodability checks are off, as they are meant for developing a DoFn (the tests run with them on)
  * and keep an encoded copy of every element, which doubles a batch job's memory; and {@code run()}
  * does not block, so the live progress line can run beside it. The SparkRunner's storage level is
- * {@code MEMORY_AND_DISK}, and its splittable reads stream ({@link #SPARK}).
+ * {@code DISK_ONLY}, its share of a small heap leaves room for the Parquet writers ({@link
+ * #sparkConf}), and its splittable reads stream ({@link #SPARK}).
  */
 public final class RunnerDefaults {
   private RunnerDefaults() {}
@@ -28,14 +29,7 @@ public final class RunnerDefaults {
     S3Support.register();
     T options = PipelineOptionsFactory.fromArgs(apply(args)).withValidation().as(type);
     if (options.getRunner().getSimpleName().equals("SparkRunner")) {
-      // Beam's own default master is local[4]
-      sparkConf(
-          Arrays.stream(args)
-              .filter(a -> a.startsWith("--sparkMaster="))
-              .map(a -> a.substring(a.indexOf('=') + 1))
-              .reduce((first, last) -> last)
-              .orElse("local[4]"),
-          System.getProperties());
+      sparkConf(Runtime.getRuntime().maxMemory(), System.getProperties());
     }
     FileSystems.setDefaultPipelineOptions(options);
     return options;
@@ -45,31 +39,43 @@ public final class RunnerDefaults {
       List.of("--enforceImmutability=false", "--enforceEncodability=false", "--blockOnRun=false");
 
   /**
-   * Spark keeps a PCollection that two steps read in memory and spills it to disk when memory runs
-   * short: with the runner's default ({@code MEMORY_ONLY}) what it evicts is recomputed, and
-   * counted again. (Serialized, {@code MEMORY_AND_DISK_SER}, measured slower: 56 s against 42 s for
-   * 204,035 user events on Spark local[2].) And a splittable read hands its lines on through a
-   * bounded queue as it reads them: by default the runner collects every line of a file's part
-   * before the next step sees one.
+   * Spark keeps a PCollection that two steps read on disk, encoded with its Beam coder: with the
+   * runner's default ({@code MEMORY_ONLY}) what it evicts is recomputed, and counted again; in
+   * memory ({@code MEMORY_AND_DISK}) it held every Bronze row of a large input and ran out of
+   * memory with {@code -Xmx2g} at 2M user events. On disk, measured on Spark local[2]: 2M user
+   * events with {@code -Xmx2g} 189 s and 2.3 GB (in memory, with the file split finer: 302 s); 204k
+   * 57 s against 70 s; the 1M-event IoT replay with 8g 158 s against 141 s. And a splittable read
+   * hands its lines on through a bounded queue as it reads them: by default the runner collects
+   * every line of a file's part before the next step sees one.
    */
   private static final List<String> SPARK =
-      List.of(
-          "--storageLevel=MEMORY_AND_DISK", "--experiments=use_bounded_concurrent_output_for_sdf");
+      List.of("--storageLevel=DISK_ONLY", "--experiments=use_bounded_concurrent_output_for_sdf");
 
   /**
-   * Spark settings given as system properties (which Spark's configuration reads) unless already
-   * set, by {@code -Dspark.…} or {@code spark-submit --conf}. Spark may keep half the heap for the
-   * data it caches and shuffles ({@code spark.memory.fraction} 0.6), but the Parquet writers' row
-   * groups live outside what it counts: with {@code -Xmx2g} it ran out of memory at 2M user events
-   * until its share was 0.3. And a local master splits the work into 16 tasks rather than one per
-   * core ({@code spark.default.parallelism}): a read's parts are spread over that many tasks, and
-   * Spark holds a task's output at once when two steps read it.
+   * Spark's share of the heap (less 300 MB) for what it caches and shuffles, {@code
+   * spark.memory.fraction}, as a system property (which Spark's configuration reads) unless already
+   * set, by {@code -Dspark.…} or {@code spark-submit --conf}. Spark's default is 0.6; the Parquet
+   * writers' row groups and the runner's own objects live outside what it counts, and need about
+   * {@link #OUTSIDE_SPARK}: with {@code -Xmx2g} Spark ran out of memory at 2M user events until its
+   * share was 0.3. So the share leaves that much, and stays 0.6 on a heap of 3.3 GB or more (a
+   * smaller share there made the 1M-event IoT replay 30 % slower with 8g).
    */
-  static void sparkConf(String master, Properties properties) {
-    properties.putIfAbsent("spark.memory.fraction", "0.3");
-    if (master.startsWith("local")) {
-      properties.putIfAbsent("spark.default.parallelism", "16");
-    }
+  static void sparkConf(long maxHeap, Properties properties) {
+    properties.putIfAbsent("spark.memory.fraction", String.valueOf(memoryFraction(maxHeap)));
+  }
+
+  /** What Spark's share of the heap must leave to everything else. */
+  static final long OUTSIDE_SPARK = 1200L << 20;
+
+  /** Spark's own default share, and the least this gives it. */
+  private static final double SPARK_DEFAULT = 0.6;
+
+  private static final double LEAST = 0.1;
+
+  static double memoryFraction(long maxHeap) {
+    long usable = maxHeap - (300L << 20); // Spark reserves 300 MB
+    double leaving = usable <= 0 ? LEAST : 1 - (double) OUTSIDE_SPARK / usable;
+    return Math.max(LEAST, Math.min(SPARK_DEFAULT, Math.floor(leaving * 100) / 100));
   }
 
   public static String[] apply(String[] args) {

@@ -30,11 +30,11 @@ class RunnerDefaultsTest {
   }
 
   @Test
-  void sparkKeepsWhatTwoStepsReadInMemoryAndOnDiskUnlessAsked() {
+  void sparkKeepsWhatTwoStepsReadOnDiskUnlessAsked() {
     assertThat(RunnerDefaults.apply(new String[] {"--runner=SparkRunner"}))
         .containsExactly(
             "--runner=SparkRunner",
-            "--storageLevel=MEMORY_AND_DISK",
+            "--storageLevel=DISK_ONLY",
             "--experiments=use_bounded_concurrent_output_for_sdf");
     assertThat(
             RunnerDefaults.apply(
@@ -52,16 +52,24 @@ class RunnerDefaultsTest {
   }
 
   @Test
-  void sparkLeavesRoomForTheParquetWritersAndSplitsALocalRunFinerUnlessSet() {
+  void sparkLeavesRoomForTheParquetWritersInASmallHeapUnlessSet() {
+    long gib = 1L << 30;
     Properties local = new Properties();
-    RunnerDefaults.sparkConf("local[2]", local);
-    assertThat(local)
-        .containsEntry("spark.memory.fraction", "0.3")
-        .containsEntry("spark.default.parallelism", "16");
+    RunnerDefaults.sparkConf(2 * gib, local);
+    // (2048 - 300 - 1200) / (2048 - 300) MB = 0.313...
+    assertThat(local).containsOnly(entry("spark.memory.fraction", "0.31"));
+
+    Properties large = new Properties();
+    RunnerDefaults.sparkConf(8 * gib, large);
+    assertThat(large).containsEntry("spark.memory.fraction", "0.6");
+
+    Properties tiny = new Properties();
+    RunnerDefaults.sparkConf(gib, tiny);
+    assertThat(tiny).containsEntry("spark.memory.fraction", "0.1");
 
     Properties cluster = new Properties();
     cluster.setProperty("spark.memory.fraction", "0.5");
-    RunnerDefaults.sparkConf("spark://host:7077", cluster);
+    RunnerDefaults.sparkConf(2 * gib, cluster);
     assertThat(cluster).containsOnly(entry("spark.memory.fraction", "0.5"));
   }
 
