@@ -44,9 +44,9 @@ public final class RunnerDefaults {
    * memory ({@code MEMORY_AND_DISK}) it held every Bronze row of a large input and ran out of
    * memory with {@code -Xmx2g} at 2M user events. On disk, measured on Spark local[2]: 2M user
    * events with {@code -Xmx2g} 189 s and 2.3 GB (in memory, with the file split finer: 302 s); 204k
-   * 57 s against 70 s; the 1M-event IoT replay with 8g 158 s against 141 s. And a splittable read
-   * hands its lines on through a bounded queue as it reads them: by default the runner collects
-   * every line of a file's part before the next step sees one.
+   * 57 s against 70 s; the 1M-event IoT replay with 8g 119 s and 158 s in two runs against 141 s.
+   * And a splittable read hands its lines on through a bounded queue as it reads them: by default
+   * the runner collects every line of a file's part before the next step sees one.
    */
   private static final List<String> SPARK =
       List.of("--storageLevel=DISK_ONLY", "--experiments=use_bounded_concurrent_output_for_sdf");
@@ -56,9 +56,10 @@ public final class RunnerDefaults {
    * spark.memory.fraction}, as a system property (which Spark's configuration reads) unless already
    * set, by {@code -Dspark.…} or {@code spark-submit --conf}. Spark's default is 0.6; the Parquet
    * writers' row groups and the runner's own objects live outside what it counts, and need about
-   * {@link #OUTSIDE_SPARK}: with {@code -Xmx2g} Spark ran out of memory at 2M user events until its
-   * share was 0.3. So the share leaves that much, and stays 0.6 on a heap of 3.3 GB or more (a
-   * smaller share there made the 1M-event IoT replay 30 % slower with 8g).
+   * {@link #OUTSIDE_SPARK}: with {@code -Xmx2g} and the cache in memory, Spark ran out of memory at
+   * 2M user events until its share was 0.3 (not measured again with the cache on disk). So the
+   * share leaves that much, and stays 0.6 on a heap of 3.3 GB or more (a smaller share there made
+   * the 1M-event IoT replay 30 % slower with 8g).
    */
   static void sparkConf(long maxHeap, Properties properties) {
     properties.putIfAbsent("spark.memory.fraction", String.valueOf(memoryFraction(maxHeap)));
