@@ -28,8 +28,8 @@ public interface LakehouseOptions extends PipelineOptions {
   @Description(
       "A large input file is read in parts of at most 32 MiB, but in at most this many parts"
           + " (larger ones if need be). Default: 4 on the DirectRunner, which reads every part at"
-          + " once; 1024 on Spark, whose tasks take parts independently (on a cluster, in"
-          + " parallel).")
+          + " once; 1024 on Spark, which spreads the parts over its tasks (on a cluster, over"
+          + " its executors).")
   @Default.InstanceFactory(MaxReadPartsFactory.class)
   int getMaxReadParts();
 

@@ -54,8 +54,8 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
   /**
    * By default a file is read in at most this many parts, larger than the part size if need be: the
    * DirectRunner reads every part at once, a checkpoint's worth of lines at a time, so the lines in
-   * flight grow with the number of parts, not with the file. (Spark reads a part per task and keeps
-   * a task's output whole, so it wants more, smaller parts: {@link #withMaxParts}.)
+   * flight grow with the number of parts, not with the file. (A runner that does not read every
+   * part at once, such as Spark, can take more, smaller parts: {@link #withMaxParts}.)
    */
   public static final int MAX_PARTS = 4;
 
@@ -103,8 +103,9 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
   }
 
   /**
-   * Reads a file in at most {@code parts} parts ({@link #MAX_PARTS} by default): more parts of at
-   * most the part size for a runner that holds a part's output at once.
+   * Reads a file in at most {@code parts} parts ({@link #MAX_PARTS} by default): more parts, of at
+   * most the part size, for a runner that spreads parts over its tasks rather than reading them all
+   * at once.
    */
   public ReadNdjsonLines withMaxParts(int parts) {
     if (parts < MIN_PARTS) {
