@@ -18,8 +18,8 @@ import org.apache.parquet.io.SeekableInputStream;
 /**
  * Iceberg metrics from a Parquet file's footer, read with a plain Parquet configuration. Iceberg's
  * {@code ParquetUtil.fileMetrics} reads the footer with a new Hadoop {@code Configuration}, which
- * parses Hadoop's XML defaults out of their jars for every file: a commit of a thousand files spent
- * most of its time there.
+ * parses Hadoop's XML defaults out of their jars for every file (with the Parquet writers doing the
+ * same, 15 % of a 200k-event IoT replay, whose DirectRunner run commits about a thousand files).
  */
 final class ParquetFooters {
   private ParquetFooters() {}
