@@ -8,12 +8,17 @@ import dev.medallion.core.JsonFields;
 import dev.medallion.core.Rejections;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import org.apache.beam.sdk.coders.BigEndianLongCoder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.transforms.Combine;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.Keys;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.Max;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.Values;
 import org.apache.beam.sdk.transforms.View;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
@@ -36,11 +41,12 @@ import org.joda.time.Instant;
  * later file never displaces it; the others go to {@link #DUPLICATES} with reason {@code
  * duplicate}. The result depends only on Bronze's rows, so a rerun gives the same table.
  *
- * <p>It takes two passes over Bronze: {@link #decide()} (the quarantine, and which rows are later
- * copies: {@link FindLaterCopies}) and {@link #keep} (the rows again, once that is known: {@link
- * DropLaterCopies}). Applied to one PCollection, as here, the second pass waits for the first, so
- * the runner holds the rows until then; the batch job instead reads Bronze a second time after the
- * decisions ({@link UserFeaturesMedallion}), and holds nothing.
+ * <p>It takes two passes over Bronze: {@link #decide()} (the quarantine, and which instants more
+ * than one row holds: {@link RepeatedInstants}) and {@link #keep} (the rows again, once that is
+ * known: {@link DropLaterCopies}, which looks closer at those instants only). Applied to one
+ * PCollection, as here, the second pass waits for the first, so the runner holds the rows until
+ * then; the batch job instead reads Bronze a second time after the decisions ({@link
+ * UserFeaturesMedallion}), and holds nothing.
  */
 public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PCollectionTuple> {
   public static final TupleTag<UserEvent> EVENTS = DropLaterCopies.KEPT;
@@ -69,17 +75,17 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
     return new Decide(maxAheadOfIngest);
   }
 
-  /** The second pass: Silver's events and the later copies, given the first pass's decision. */
-  public DropLaterCopies keep(PCollectionView<Map<String, String>> laterCopies) {
-    return new DropLaterCopies(STAGE, maxAheadOfIngest, laterCopies);
+  /** The second pass: Silver's events and the later copies, given the repeated instants. */
+  public DropLaterCopies keep(PCollectionView<RepeatedInstants> repeated) {
+    return new DropLaterCopies(STAGE, maxAheadOfIngest, repeated);
   }
 
   @Override
   public PCollectionTuple expand(PCollection<UserEventBronze> bronze) {
     PCollectionTuple decided = bronze.apply("Decide", decide());
-    PCollectionView<Map<String, String>> later =
-        decided.get(Decide.LATER_COPIES).apply("LaterCopiesView", View.asMap());
-    PCollectionTuple kept = bronze.apply("Keep", keep(later));
+    PCollectionView<RepeatedInstants> repeated =
+        decided.get(Decide.REPEATED_INSTANTS).apply("RepeatedInstantsView", View.asSingleton());
+    PCollectionTuple kept = bronze.apply("Keep", keep(repeated));
     return PCollectionTuple.of(EVENTS, kept.get(EVENTS))
         .and(QUARANTINE, decided.get(QUARANTINE))
         .and(DUPLICATES, kept.get(DUPLICATES));
@@ -87,17 +93,17 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
 
   /**
    * Silver's first pass over Bronze: rows that fail the key checks go to {@link #QUARANTINE}, the
-   * later copies among the others to {@link #LATER_COPIES} (their id → the source of the copy
-   * kept), and the date of the latest valid event to {@link #LATEST_DATE} (one element; "" for
-   * none), which is Silver's latest date, since dedupe keeps one copy of every instant.
+   * instants that more than one of the others hold to {@link #REPEATED_INSTANTS} (one element), and
+   * the date of the latest valid event to {@link #LATEST_DATE} (one element; "" for none), which is
+   * Silver's latest date, since dedupe keeps one copy of every instant.
    */
   public static class Decide extends PTransform<PCollection<UserEventBronze>, PCollectionTuple> {
     public static final TupleTag<DeadLetter> QUARANTINE = CleanUserEvents.QUARANTINE;
-    public static final TupleTag<KV<String, String>> LATER_COPIES = new TupleTag<>() {};
+    public static final TupleTag<RepeatedInstants> REPEATED_INSTANTS = new TupleTag<>() {};
     public static final TupleTag<String> LATEST_DATE = new TupleTag<>() {};
 
-    private static final TupleTag<KV<Integer, FindLaterCopies.Copy>> IDENTITIES =
-        new TupleTag<>() {};
+    /** A valid event's instant: its hash ({@link RepeatedInstants#hash}) and its milliseconds. */
+    private static final TupleTag<KV<Long, Long>> INSTANTS = new TupleTag<>() {};
 
     private final Duration maxAheadOfIngest;
 
@@ -111,14 +117,16 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
           bronze.apply(
               "ValidateKeys",
               ParDo.of(new ValidateFn(maxAheadOfIngest))
-                  .withOutputTags(IDENTITIES, TupleTagList.of(QUARANTINE)));
-      PCollection<KV<Integer, FindLaterCopies.Copy>> identities =
-          checked.get(IDENTITIES).setCoder(FindLaterCopies.IDENTITY_CODER);
+                  .withOutputTags(INSTANTS, TupleTagList.of(QUARANTINE)));
+      PCollection<KV<Long, Long>> instants =
+          checked.get(INSTANTS).setCoder(KvCoder.of(BigEndianLongCoder.of(), VarLongCoder.of()));
+      PCollection<RepeatedInstants> repeated =
+          instants
+              .apply("Hashes", Keys.create())
+              .apply("FindRepeatedInstants", Combine.globally(new RepeatedInstants.Find()));
       PCollection<String> latestDate =
-          identities
-              .apply(
-                  "Instants",
-                  MapElements.into(TypeDescriptors.longs()).via(c -> c.getValue().millis))
+          instants
+              .apply("Millis", Values.create())
               .apply("Latest", Max.longsGlobally())
               .apply(
                   "LatestDate",
@@ -129,13 +137,13 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
                                   ? ""
                                   : EventTimestamps.utcDate(new Instant(millis))));
       return PCollectionTuple.of(QUARANTINE, checked.get(QUARANTINE))
-          .and(LATER_COPIES, identities.apply("FindLaterCopies", new FindLaterCopies()))
+          .and(REPEATED_INSTANTS, repeated)
           .and(LATEST_DATE, latestDate);
     }
   }
 
-  /** A valid row's identity, or the row to the quarantine with its reason. */
-  static class ValidateFn extends DoFn<UserEventBronze, KV<Integer, FindLaterCopies.Copy>> {
+  /** A valid row's instant, or the row to the quarantine with its reason. */
+  static class ValidateFn extends DoFn<UserEventBronze, KV<Long, Long>> {
     private final Duration maxAheadOfIngest;
 
     ValidateFn(Duration maxAheadOfIngest) {
@@ -163,7 +171,9 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
                     b.getIngestTs()));
         return;
       }
-      out.get(Decide.IDENTITIES).output(FindLaterCopies.Copy.of(event).keyed());
+      long millis = event.getEventTimestamp().getMillis();
+      out.get(Decide.INSTANTS)
+          .output(KV.of(RepeatedInstants.hash(event.getUserId(), millis), millis));
     }
   }
 

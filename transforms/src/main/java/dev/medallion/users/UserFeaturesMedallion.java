@@ -4,7 +4,6 @@ import dev.medallion.core.DeadLetter;
 import dev.medallion.core.RawEvent;
 import dev.medallion.core.Replay;
 import java.util.List;
-import java.util.Map;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -26,9 +25,9 @@ import org.joda.time.Instant;
  * input gives the same tables.
  *
  * <p>Its sources are injected ({@link #reading}) as {@link Replay}s, because it reads them twice:
- * once for Bronze and Silver's decisions (the quarantine, which rows are later copies, the latest
+ * once for Bronze and Silver's decisions (the quarantine, which instants are repeated, the latest
  * date), and once more after those are made, for Silver's rows and Gold. No row waits in memory for
- * a decision that needs all of them, so memory does not grow with the data.
+ * a decision that needs all of them; what the decisions hold is 8 bytes per event.
  *
  * <p>Output: {@link #BRONZE} (this run's rows only: Bronze is append-only), {@link #SILVER}, {@link
  * #FEATURES} and every dead letter under {@link #DEAD_LETTERS} (their {@code stage} says which
@@ -90,18 +89,20 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
         newLines
             .read(begin, "ReadNewLines", List.of())
             .apply("Bronze", IngestUserEvents.at(ingestTs));
-    // 2) All of Bronze → the quarantine and the decisions: later copies, the snapshot date.
+    // 2) All of Bronze → the quarantine and the decisions: repeated instants, the snapshot date.
     PCollectionTuple decided =
         PCollectionList.of(earlierBronze.read(begin, "ReadEarlierBronze", List.of()))
             .and(bronze.get(BRONZE))
             .apply("AllBronze", Flatten.pCollections())
             .apply("SilverDecisions", silver.decide());
-    PCollectionView<Map<String, String>> later =
-        decided.get(CleanUserEvents.Decide.LATER_COPIES).apply("LaterCopies", View.asMap());
+    PCollectionView<RepeatedInstants> repeated =
+        decided
+            .get(CleanUserEvents.Decide.REPEATED_INSTANTS)
+            .apply("RepeatedInstants", View.asSingleton());
     PCollectionView<String> asOfDate =
         snapshotDate(begin, decided.get(CleanUserEvents.Decide.LATEST_DATE));
     // 3) All of Bronze again, read once those are known → Silver → Gold.
-    List<PCollectionView<?>> decisions = List.of(later, asOfDate);
+    List<PCollectionView<?>> decisions = List.of(repeated, asOfDate);
     PCollectionTuple kept =
         PCollectionList.of(earlierBronze.read(begin, "RereadEarlierBronze", decisions))
             .and(
@@ -109,7 +110,7 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
                     .read(begin, "RereadNewLines", decisions)
                     .apply("BronzeAgain", IngestUserEvents.again(ingestTs)))
             .apply("AllBronzeAgain", Flatten.pCollections())
-            .apply("Silver", silver.keep(later));
+            .apply("Silver", silver.keep(repeated));
     PCollection<UserEvent> events = kept.get(CleanUserEvents.EVENTS);
     PCollectionTuple gold = events.apply("Gold", ComputeUserFeatures.asOf(asOfDate));
     PCollection<DeadLetter> deadLetters =

@@ -146,6 +146,53 @@ class CleanUserEventsTest {
   }
 
   @Test
+  void onlyLaterCopiesAreDroppedAndEveryValidRowIsKeptOrDropped(TestPipeline p) {
+    List<UserEventBronze> rows = new ArrayList<>();
+    // 40 users with 5 distinct instants each: all kept, also where two users share an instant.
+    for (int u = 0; u < 40; u++) {
+      for (int m = 0; m < 5; m++) {
+        rows.add(bronze(event("u-" + u, 1795860930000L + m), "a.ndjson", 100 * u + m, 0));
+      }
+    }
+    // u-7's first instant three more times, in a later file of the same run and in a later run.
+    String again = event("u-7", 1795860930000L);
+    rows.add(bronze(again, "b.ndjson", 1, 0));
+    rows.add(bronze(again, "b.ndjson", 2, 0));
+    rows.add(bronze(again, "a.ndjson", 9999, 5000));
+    // u-9's last instant: the same Bronze row held twice (same ingest, file and line) is kept
+    // twice.
+    rows.add(bronze(event("u-9", 1795860930004L), "a.ndjson", 904, 0));
+    PCollectionTuple out = p.apply(Create.of(rows)).apply(CleanUserEvents.create());
+    PAssert.that(
+            out.get(CleanUserEvents.DUPLICATES)
+                .apply(
+                    "Dups",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((DeadLetter d) -> d.getSource() + " " + d.getDetail())))
+        .containsInAnyOrder(
+            "file:b.ndjson#1 same user_id and event_timestamp instant as file:a.ndjson#700",
+            "file:b.ndjson#2 same user_id and event_timestamp instant as file:a.ndjson#700",
+            "file:a.ndjson#9999 same user_id and event_timestamp instant as file:a.ndjson#700");
+    PAssert.that(out.get(CleanUserEvents.QUARANTINE)).empty();
+    PAssert.that(
+            out.get(CleanUserEvents.EVENTS)
+                .apply(
+                    "Kept",
+                    MapElements.into(TypeDescriptors.strings()).via((UserEvent e) -> e.getSource()))
+                .apply("Count", org.apache.beam.sdk.transforms.Count.globally()))
+        .containsInAnyOrder(201L); // 204 valid rows = 201 kept + 3 later copies
+    p.run();
+  }
+
+  private static String event(String user, long millis) {
+    return "{\"user_id\":\""
+        + user
+        + "\",\"event_type\":\"view\",\"event_timestamp\":"
+        + millis
+        + "}";
+  }
+
+  @Test
   void aNonKeyFieldOfTheWrongTypeBecomesNullAndIsFlagged() {
     UserEvent e =
         CleanUserEvents.toUserEvent(
