@@ -35,6 +35,15 @@ public interface LakehouseOptions extends PipelineOptions {
 
   void setMaxReadParts(int value);
 
+  @Description(
+      "A run exits with code 1 when it rejects more than this share (%) of the lines it read"
+          + " (Bronze dead letters and Silver quarantine; duplicates removed are not rejections)."
+          + " What it kept is committed all the same. 100 turns the check off.")
+  @Default.Double(50)
+  double getMaxRejectPct();
+
+  void setMaxRejectPct(double value);
+
   /** 4 ({@link ReadNdjsonLines#MAX_PARTS}), or 1024 on the SparkRunner. */
   class MaxReadPartsFactory implements DefaultValueFactory<Integer> {
     @Override

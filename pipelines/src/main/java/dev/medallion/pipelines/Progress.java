@@ -4,12 +4,14 @@ import dev.medallion.core.Rejections;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.MetricNameFilter;
 import org.apache.beam.sdk.metrics.MetricQueryResults;
 import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.metrics.StringSetResult;
 
 /**
  * A live progress line on stderr, from Beam metrics once a second: events per second into Bronze
@@ -105,6 +107,33 @@ public final class Progress {
   }
 
   /** Every Medallion counter by name (attempted values: all runners report them). */
+  /**
+   * One example of each rejection reason ({@link Rejections.Examples}): {@code <stage>_<reason>} →
+   * source, payload and detail, tab-separated; of several, the first in order of source.
+   */
+  public static Map<String, String> examples(PipelineResult result) {
+    MetricQueryResults q =
+        result
+            .metrics()
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.inNamespace(Rejections.NAMESPACE))
+                    .build());
+    Map<String, String> out = new TreeMap<>();
+    for (MetricResult<StringSetResult> r : q.getStringSets()) {
+      String name = r.getName().getName();
+      int at = name.indexOf(Rejections.EXAMPLE);
+      if (at < 0) {
+        continue;
+      }
+      String key = name.substring(0, at) + "_" + name.substring(at + Rejections.EXAMPLE.length());
+      for (String example : r.getAttempted().getStringSet()) {
+        out.merge(key, example, (a, b) -> a.compareTo(b) <= 0 ? a : b);
+      }
+    }
+    return out;
+  }
+
   public static Map<String, Long> counters(PipelineResult result) {
     MetricQueryResults q =
         result

@@ -37,7 +37,11 @@ public final class UserFeaturesJob {
   private UserFeaturesJob() {}
 
   /** What a run did: how many new files it ingested, and every Medallion counter of its job. */
-  public record Summary(int newFiles, Map<String, Long> counters) {}
+  /**
+   * What a run did: its new files, its counters, and an example of each rejection reason ({@link
+   * Progress#examples}).
+   */
+  public record Summary(int newFiles, Map<String, Long> counters, Map<String, String> examples) {}
 
   public static Summary run(UsersOptions o) throws IOException {
     validate(o);
@@ -106,7 +110,7 @@ public final class UserFeaturesJob {
     // Files a retried or recomputed bundle left (listed in no manifest, so not committed).
     RunIds.discard(tables, runId);
     RunIds.end(lake, runId);
-    return new Summary(fresh.size(), Progress.counters(result));
+    return new Summary(fresh.size(), Progress.counters(result), Progress.examples(result));
   }
 
   static final Catalog.Table BRONZE = Catalog.byPath(Lakehouse.BRONZE_USERS);

@@ -59,8 +59,8 @@ abstract class PipelineCommand implements Callable<Integer> {
       if (result == null) {
         return 0; // nothing new to read, said on stderr
       }
-      Report.print(result, options, stage);
-      return result.getState() == PipelineResult.State.DONE ? 0 : 1;
+      boolean withinLimit = Report.print(result, options, stage);
+      return result.getState() == PipelineResult.State.DONE && withinLimit ? 0 : 1;
     }
   }
 
@@ -71,8 +71,7 @@ abstract class PipelineCommand implements Callable<Integer> {
     public Integer call() throws Exception {
       UsersOptions options =
           RunnerDefaults.options(flags.toArray(String[]::new), UsersOptions.class);
-      Report.print(UserFeaturesJob.run(options), options);
-      return 0;
+      return Report.print(UserFeaturesJob.run(options), options) ? 0 : 1;
     }
   }
 

@@ -1,17 +1,29 @@
 package dev.medallion.core;
 
+import java.io.Serializable;
+import java.util.HashSet;
+import java.util.Set;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Counters for records a stage keeps or rejects. Every rejection is counted twice: in {@code
  * <stage>/rejected} and in {@code <stage>/rejected_<reason>}, so the progress line and the final
- * report can show both the total and the reasons.
+ * report can show both the total and the reasons. A stage that counts through {@link Examples} also
+ * keeps an example of each reason (a string-set metric {@code <stage>_example_<reason>}), so the
+ * final report can show what a rejected record looked like.
  */
 public final class Rejections {
   private Rejections() {}
 
   public static final String NAMESPACE = "medallion";
+
+  /** The infix of an example's metric name: {@code <stage>_example_<reason>}. */
+  public static final String EXAMPLE = "_example_";
+
+  /** How much of a payload and of a detail an example keeps. */
+  static final int EXAMPLE_CHARS = 160;
 
   public static Counter accepted(String stage) {
     return Metrics.counter(NAMESPACE, stage + "_accepted");
@@ -26,5 +38,44 @@ public final class Rejections {
   public static String reasonCode(String reason) {
     int colon = reason.indexOf(':');
     return colon < 0 ? reason : reason.substring(0, colon);
+  }
+
+  /**
+   * An example as the metric holds it: source, payload and detail separated by tabs (tabs and line
+   * breaks inside them are spaces), each cut to {@link #EXAMPLE_CHARS}.
+   */
+  static String example(DeadLetter d) {
+    return cut(d.getSource()) + "\t" + cut(d.getOriginalPayload()) + "\t" + cut(d.getDetail());
+  }
+
+  private static String cut(String s) {
+    String flat = s.replace('\t', ' ').replace('\n', ' ').replace('\r', ' ');
+    return flat.length() <= EXAMPLE_CHARS ? flat : flat.substring(0, EXAMPLE_CHARS - 1) + "…";
+  }
+
+  /**
+   * Counts a DoFn's rejections and keeps, as an example, the first record of each reason that this
+   * instance of the DoFn rejects: a few examples per reason in all (one per DoFn instance), never
+   * one per record. Hold one per DoFn, in a field.
+   */
+  public static final class Examples implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    /** Reasons of a stage beyond this many get counted but no example. */
+    private static final int MAX_REASONS = 64;
+
+    private transient @Nullable Set<String> kept;
+
+    /** Counts {@code letter}'s rejection under {@code stage}, and keeps it if it is the first. */
+    public void count(String stage, DeadLetter letter) {
+      String code = reasonCode(letter.getReason());
+      Rejections.count(stage, code);
+      if (kept == null) {
+        kept = new HashSet<>();
+      }
+      if (kept.size() < MAX_REASONS && kept.add(stage + "/" + code)) {
+        Metrics.stringSet(NAMESPACE, stage + EXAMPLE + code).add(example(letter));
+      }
+    }
   }
 }

@@ -47,6 +47,7 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
   static class ParseRawEventFn extends DoFn<RawEvent, BronzeEvent> {
     private static final org.apache.beam.sdk.metrics.Counter ACCEPTED =
         Rejections.accepted(DeadLetter.BRONZE);
+    private final Rejections.Examples rejections = new Rejections.Examples();
 
     @ProcessElement
     public void process(@Element RawEvent raw, MultiOutputReceiver out) {
@@ -56,8 +57,9 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
         event = classify(raw, now);
       } catch (RuntimeException thrown) {
         InvalidRecordException e = Failsafe.rejection(thrown);
-        Rejections.count(DeadLetter.BRONZE, e.getReason());
-        out.get(DEAD_LETTERS).output(DeadLetter.rejectedLine(DeadLetter.BRONZE, e, raw, now));
+        DeadLetter letter = DeadLetter.rejectedLine(DeadLetter.BRONZE, e, raw, now);
+        rejections.count(DeadLetter.BRONZE, letter);
+        out.get(DEAD_LETTERS).output(letter);
         return;
       }
       ACCEPTED.inc();

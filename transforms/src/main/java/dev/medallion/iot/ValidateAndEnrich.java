@@ -112,6 +112,7 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
     private final PCollectionView<Map<String, Device>> devices;
 
     private final Duration maxAheadOfArrival;
+    private final Rejections.Examples rejections = new Rejections.Examples();
 
     /**
      * The registry read for {@link #registryWindow} in this bundle: the DirectRunner builds a map
@@ -151,18 +152,18 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
         }
       } catch (RuntimeException thrown) {
         InvalidRecordException ex = Failsafe.rejection(thrown);
-        Rejections.count(DeadLetter.SILVER, ex.getReason());
-        out.get(QUARANTINE)
-            .output(
-                DeadLetter.of(
-                    DeadLetter.SILVER,
-                    ex.getReason(),
-                    ex.getMessage(),
-                    e.getRawPayload(),
-                    e.getSource(),
-                    e.getSourceName(),
-                    e.getEventTs(),
-                    Instant.now()));
+        DeadLetter letter =
+            DeadLetter.of(
+                DeadLetter.SILVER,
+                ex.getReason(),
+                ex.getMessage(),
+                e.getRawPayload(),
+                e.getSource(),
+                e.getSourceName(),
+                e.getEventTs(),
+                Instant.now());
+        rejections.count(DeadLetter.SILVER, letter);
+        out.get(QUARANTINE).output(letter);
         return;
       }
       ACCEPTED.inc();

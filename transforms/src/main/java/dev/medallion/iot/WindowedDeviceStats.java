@@ -280,6 +280,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     private final SerializableFunction<T, Instant> eventTs;
     private final SerializableFunction<T, Instant> receivedAt;
     private final TupleTag<T> onTime;
+    private final Rejections.Examples rejections = new Rejections.Examples();
 
     SplitTooLateFn(
         Duration allowedLateness,
@@ -298,8 +299,9 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     public void process(@Element T record, MultiOutputReceiver out) {
       if (Lateness.isTooLate(
           eventTs.apply(record), receivedAt.apply(record), WINDOW, allowedLateness)) {
-        Rejections.count(DeadLetter.GOLD, "too_late");
-        out.get(TOO_LATE).output(toDeadLetter.apply(record));
+        DeadLetter letter = toDeadLetter.apply(record);
+        rejections.count(DeadLetter.GOLD, letter);
+        out.get(TOO_LATE).output(letter);
       } else {
         out.get(onTime).output(record);
       }

@@ -145,6 +145,7 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
   /** A valid row's instant, or the row to the quarantine with its reason. */
   static class ValidateFn extends DoFn<UserEventBronze, KV<Long, Long>> {
     private final Duration maxAheadOfIngest;
+    private final Rejections.Examples rejections = new Rejections.Examples();
 
     ValidateFn(Duration maxAheadOfIngest) {
       this.maxAheadOfIngest = maxAheadOfIngest;
@@ -157,18 +158,18 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
         event = toUserEvent(b, maxAheadOfIngest);
       } catch (RuntimeException thrown) {
         InvalidRecordException e = Failsafe.rejection(thrown);
-        Rejections.count(STAGE, e.getReason());
-        out.get(QUARANTINE)
-            .output(
-                DeadLetter.of(
-                    DeadLetter.SILVER,
-                    e.getReason(),
-                    e.getMessage(),
-                    b.getRawLine(),
-                    b.getSource(),
-                    b.getSourceFile(),
-                    b.getEventTimestamp(),
-                    b.getIngestTs()));
+        DeadLetter letter =
+            DeadLetter.of(
+                DeadLetter.SILVER,
+                e.getReason(),
+                e.getMessage(),
+                b.getRawLine(),
+                b.getSource(),
+                b.getSourceFile(),
+                b.getEventTimestamp(),
+                b.getIngestTs());
+        rejections.count(STAGE, letter);
+        out.get(QUARANTINE).output(letter);
         return;
       }
       long millis = event.getEventTimestamp().getMillis();

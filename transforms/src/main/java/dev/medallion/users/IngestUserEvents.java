@@ -88,6 +88,7 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
 
   static class ParseUserEventFn extends DoFn<RawEvent, UserEventBronze> {
     private static final org.apache.beam.sdk.metrics.Counter ACCEPTED = Rejections.accepted(STAGE);
+    private final Rejections.Examples rejections = new Rejections.Examples();
 
     private final Instant now;
 
@@ -102,8 +103,9 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
         event = parse(raw, now);
       } catch (RuntimeException thrown) {
         InvalidRecordException e = Failsafe.rejection(thrown);
-        Rejections.count(STAGE, e.getReason());
-        out.get(DEAD_LETTERS).output(DeadLetter.rejectedLine(DeadLetter.BRONZE, e, raw, now));
+        DeadLetter letter = DeadLetter.rejectedLine(DeadLetter.BRONZE, e, raw, now);
+        rejections.count(STAGE, letter);
+        out.get(DEAD_LETTERS).output(letter);
         return;
       }
       ACCEPTED.inc();
