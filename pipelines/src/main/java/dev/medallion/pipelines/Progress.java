@@ -106,19 +106,12 @@ public final class Progress {
         c.getOrDefault("gold_user_features_rows", 0L));
   }
 
-  /** Every Medallion counter by name (attempted values: all runners report them). */
   /**
    * One example of each rejection reason ({@link Rejections.Examples}): {@code <stage>_<reason>} →
    * source, payload and detail, tab-separated; of several, the first in order of source.
    */
   public static Map<String, String> examples(PipelineResult result) {
-    MetricQueryResults q =
-        result
-            .metrics()
-            .queryMetrics(
-                MetricsFilter.builder()
-                    .addNameFilter(MetricNameFilter.inNamespace(Rejections.NAMESPACE))
-                    .build());
+    MetricQueryResults q = medallionMetrics(result);
     Map<String, String> out = new TreeMap<>();
     for (MetricResult<StringSetResult> r : q.getStringSets()) {
       String name = r.getName().getName();
@@ -134,18 +127,22 @@ public final class Progress {
     return out;
   }
 
+  /** Every Medallion counter by name (attempted values: all runners report them). */
   public static Map<String, Long> counters(PipelineResult result) {
-    MetricQueryResults q =
-        result
-            .metrics()
-            .queryMetrics(
-                MetricsFilter.builder()
-                    .addNameFilter(MetricNameFilter.inNamespace(Rejections.NAMESPACE))
-                    .build());
+    MetricQueryResults q = medallionMetrics(result);
     Map<String, Long> out = new HashMap<>();
     for (MetricResult<Long> r : q.getCounters()) {
       out.merge(r.getName().getName(), r.getAttempted(), Long::sum);
     }
     return out;
+  }
+
+  private static MetricQueryResults medallionMetrics(PipelineResult result) {
+    return result
+        .metrics()
+        .queryMetrics(
+            MetricsFilter.builder()
+                .addNameFilter(MetricNameFilter.inNamespace(Rejections.NAMESPACE))
+                .build());
   }
 }
