@@ -1,6 +1,8 @@
 package dev.medallion.lakehouse;
 
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.beam.sdk.io.FileSystems;
 import org.apache.beam.sdk.io.aws2.options.S3ClientBuilderFactory;
 import org.apache.beam.sdk.io.aws2.options.S3Options;
@@ -25,11 +27,26 @@ public final class S3Support {
   /** Sets up Beam's file systems from Beam-style flags, for the commands that are no pipeline. */
   public static void configure(List<String> beamArgs) {
     register();
-    FileSystems.setDefaultPipelineOptions(
-        PipelineOptionsFactory.fromArgs(beamArgs.toArray(String[]::new))
-            .withValidation()
-            .as(S3Options.class));
+    S3Options options;
+    try {
+      options =
+          PipelineOptionsFactory.fromArgs(beamArgs.toArray(String[]::new))
+              .withValidation()
+              .as(S3Options.class);
+    } catch (IllegalArgumentException e) {
+      Matcher unknown = MISSING_PROPERTY.matcher(String.valueOf(e.getMessage()));
+      if (unknown.find()) {
+        throw new IllegalArgumentException(
+            "unknown flag --" + unknown.group(1) + " (--help lists the flags)", e);
+      }
+      throw e;
+    }
+    FileSystems.setDefaultPipelineOptions(options);
   }
+
+  /** How Beam says that a flag is none of the options: "… missing a property named 'x'". */
+  private static final Pattern MISSING_PROPERTY =
+      Pattern.compile("missing a property named '([^']+)'");
 
   /** Path-style S3 requests ({@code http://host:port/bucket/key}). */
   public static class PathStyle implements S3ClientBuilderFactory {

@@ -1,8 +1,11 @@
 package dev.medallion.tools;
 
+import dev.medallion.iot.Device;
+import dev.medallion.iot.DeviceRegistry;
 import dev.medallion.lakehouse.Catalog;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -40,6 +43,21 @@ public class Validate implements Callable<Integer> {
           "The NDJSON files the run read (a glob such as 'data/*.ndjson'), to check that Bronze holds each line exactly once.")
   String input;
 
+  @Option(
+      names = "--devices",
+      description =
+          "The device registry CSV the runs enriched with, to check that every Silver row's device"
+              + " is in it with the site and zone it says.")
+  String devices;
+
+  @Option(
+      names = "--maxRejectPct",
+      defaultValue = "50",
+      description =
+          "The most of a source's lines (%) that may be rejected (Bronze dead letters and Silver"
+              + " quarantine) before the check fails (default ${DEFAULT-VALUE}).")
+  double maxRejectPct = 50;
+
   /** One check's outcome. */
   public record Check(String layer, String name, boolean passed, String detail) {}
 
@@ -48,7 +66,7 @@ public class Validate implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     lake.configureFileSystems(beamArgs);
-    List<Check> result = validate(lake.lakehouse, lake.cache, input);
+    List<Check> result = run(lake.lakehouse, lake.cache);
     for (Check c : result) {
       System.out.printf(
           "%-4s %-7s %-45s %s%n", c.passed() ? "PASS" : "FAIL", c.layer(), c.name(), c.detail());
@@ -67,12 +85,125 @@ public class Validate implements Callable<Integer> {
 
   public static List<Check> validate(String lakehouse, Path cache, String input) throws Exception {
     Validate v = new Validate();
+    v.input = input;
+    return v.run(lakehouse, cache);
+  }
+
+  /** With a registry to check Silver against and a limit on rejections. */
+  public static List<Check> validate(
+      String lakehouse, String input, String devices, double maxRejectPct) throws Exception {
+    Validate v = new Validate();
+    v.input = input;
+    v.devices = devices;
+    v.maxRejectPct = maxRejectPct;
+    return v.run(lakehouse, null);
+  }
+
+  private List<Check> run(String lakehouse, Path cache) throws Exception {
+    Map<String, Device> registry = devices == null ? null : DeviceRegistry.load(devices);
     try (LakeSql sql = LakeSql.open(lakehouse, cache)) {
-      v.bronze(sql, input);
-      v.silver(sql);
-      v.gold(sql);
+      bronze(sql, input);
+      silver(sql);
+      if (registry != null) {
+        registry(sql, registry);
+      }
+      rejectedPerSource(sql);
+      gold(sql);
     }
-    return v.checks;
+    return checks;
+  }
+
+  /** Every Silver row's device is in the registry, with the registry's site and zone. */
+  private void registry(LakeSql sql, Map<String, Device> registry) throws Exception {
+    List<String> tables = new ArrayList<>();
+    for (String t : List.of("silver_sensor_readings", "silver_device_heartbeats")) {
+      if (sql.has(t)) {
+        tables.add("SELECT device_id, site, zone FROM " + t);
+      }
+    }
+    if (tables.isEmpty()) {
+      return;
+    }
+    sql.execute(
+        "CREATE OR REPLACE TEMP TABLE registry (device_id VARCHAR, site VARCHAR, zone VARCHAR)");
+    StringBuilder values = new StringBuilder();
+    for (Device d : registry.values()) {
+      values
+          .append(values.length() == 0 ? "" : ", ")
+          .append("(")
+          .append(literal(d.getDeviceId()))
+          .append(", ")
+          .append(literal(d.getSite()))
+          .append(", ")
+          .append(literal(d.getZone()))
+          .append(")");
+    }
+    if (values.length() > 0) {
+      sql.execute("INSERT INTO registry VALUES " + values);
+    }
+    List<List<Object>> wrong =
+        sql.rows(
+            "SELECT s.device_id, s.site, s.zone, r.site, r.zone, count(*) FROM ("
+                + String.join(" UNION ALL ", tables)
+                + ") s LEFT JOIN registry r USING (device_id)"
+                + " WHERE r.device_id IS NULL OR s.site IS DISTINCT FROM r.site"
+                + " OR s.zone IS DISTINCT FROM r.zone GROUP BY ALL ORDER BY 1 LIMIT 10");
+    check(
+        "silver",
+        "devices as the registry says (" + registry.size() + " devices)",
+        wrong.isEmpty(),
+        wrong.isEmpty()
+            ? "every row's device, site and zone"
+            : "rows whose device is missing or differs (device, site, zone, registry's site,"
+                + " zone, rows): "
+                + wrong);
+  }
+
+  private static String literal(String s) {
+    return "'" + s.replace("'", "''") + "'";
+  }
+
+  /** No source had more than {@code --maxRejectPct} of its lines rejected. */
+  private void rejectedPerSource(LakeSql sql) throws Exception {
+    if (!sql.has("bronze_iot_events") && !sql.has(QUARANTINE)) {
+      return;
+    }
+    String bronze =
+        sql.has("bronze_iot_events")
+            ? "bronze_iot_events"
+            : "(SELECT NULL::VARCHAR AS source_name WHERE false)";
+    List<List<Object>> rates =
+        sql.rows(
+            "WITH b AS (SELECT source_name, count(*) AS kept FROM "
+                + bronze
+                + " GROUP BY 1),"
+                + " q AS (SELECT source_name, count(*) FILTER (WHERE stage = 'bronze') AS dead,"
+                + " count(*) FILTER (WHERE stage = 'silver') AS quarantined FROM "
+                + deadLetters(sql, null)
+                + " GROUP BY 1)"
+                + " SELECT source_name, lines, rejected, round(100.0 * rejected / lines, 1) AS pct"
+                + " FROM (SELECT source_name, coalesce(kept, 0) + coalesce(dead, 0) AS lines,"
+                + " coalesce(dead, 0) + coalesce(quarantined, 0) AS rejected"
+                + " FROM b FULL JOIN q USING (source_name))"
+                + " WHERE lines > 0 ORDER BY pct DESC, source_name");
+    List<String> over = new ArrayList<>();
+    for (List<Object> r : rates) {
+      if (((Number) r.get(3)).doubleValue() > maxRejectPct) {
+        over.add(r.get(0) + ": " + r.get(2) + " of " + r.get(1) + " lines (" + r.get(3) + " %)");
+      }
+    }
+    String limit = BigDecimal.valueOf(maxRejectPct).stripTrailingZeros().toPlainString();
+    check(
+        "silver",
+        "each source's rejected share <= " + limit + " %",
+        over.isEmpty(),
+        over.isEmpty()
+            ? rates.size()
+                + " source(s), the most: "
+                + (rates.isEmpty()
+                    ? "none"
+                    : rates.get(0).get(3) + " % (" + rates.get(0).get(0) + ")")
+            : "over the limit (--maxRejectPct): " + String.join("; ", over));
   }
 
   private void check(String layer, String name, boolean passed, String detail) {
@@ -81,9 +212,13 @@ public class Validate implements Callable<Integer> {
 
   private static final String QUARANTINE = "quarantine_iot_events";
 
+  /** The quarantine's rows of one stage, or of all stages when {@code stage} is null. */
   private String deadLetters(LakeSql sql, String stage) {
     return sql.has(QUARANTINE)
-        ? "(SELECT * FROM " + QUARANTINE + " WHERE stage = '" + stage + "')"
+        ? "(SELECT * FROM "
+            + QUARANTINE
+            + (stage == null ? "" : " WHERE stage = '" + stage + "'")
+            + ")"
         : "(SELECT NULL::VARCHAR AS source, NULL::VARCHAR AS source_name, NULL::VARCHAR AS stage WHERE false)";
   }
 

@@ -60,6 +60,15 @@ class MedallionCommandTest {
   }
 
   @Test
+  void anUnknownFlagOfValidateIsAClearError() {
+    String[] r = stderrOf("validate", "--lakehouse=" + tmp, "--devicez=x.csv");
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[1])
+        .contains("unknown flag --devicez (--help lists the flags)")
+        .doesNotContain("S3Options");
+  }
+
+  @Test
   void replayOfNothingIsAnError() {
     String[] r =
         stderrOf(

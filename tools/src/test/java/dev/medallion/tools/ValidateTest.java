@@ -36,6 +36,43 @@ class ValidateTest {
   }
 
   @Test
+  void silverIsCheckedAgainstTheRegistryItWasEnrichedWith() throws Exception {
+    assertThat(
+            failed(
+                Validate.validate(
+                    lake.toString(), Runs.EVENTS.toString(), Runs.DEVICES.toString(), 50)))
+        .isEmpty();
+    // Another registry: dev-0001 moved to lisbon, dev-0002 gone.
+    List<String> rows = new java.util.ArrayList<>();
+    for (String line : Files.readAllLines(Runs.DEVICES)) {
+      if (line.startsWith("dev-0001,")) {
+        rows.add(line.replaceFirst("^dev-0001,[^,]*,", "dev-0001,lisbon,"));
+      } else if (!line.startsWith("dev-0002,")) {
+        rows.add(line);
+      }
+    }
+    Path other = lake.resolve("other-devices.csv");
+    Files.write(other, rows);
+    List<Validate.Check> checks =
+        Validate.validate(lake.toString(), Runs.EVENTS.toString(), other.toString(), 50);
+    assertThat(failed(checks)).containsExactly("devices as the registry says (19 devices)");
+    String detail = checks.stream().filter(c -> !c.passed()).findFirst().orElseThrow().detail();
+    assertThat(detail).contains("dev-0001, berlin").contains("lisbon").contains("dev-0002");
+  }
+
+  @Test
+  void aSourceWithMoreRejectedThanTheLimitFails() throws Exception {
+    // testdata/iot/events.ndjson: 41 of its 407 lines are rejected (10.1 %).
+    List<Validate.Check> checks =
+        Validate.validate(lake.toString(), Runs.EVENTS.toString(), null, 10);
+    assertThat(failed(checks)).containsExactly("each source's rejected share <= 10 %");
+    assertThat(checks.stream().filter(c -> !c.passed()).findFirst().orElseThrow().detail())
+        .contains(Runs.EVENTS + ": 41 of 407 lines (10.1 %)");
+    assertThat(failed(Validate.validate(lake.toString(), Runs.EVENTS.toString(), null, 10.1)))
+        .isEmpty();
+  }
+
+  @Test
   void aLostQuarantineBreaksTheSilverBalance() throws Exception {
     LakeEdits.delete(lake, "quarantine_iot_events", Expressions.equal("stage", "silver"));
     assertThat(failed(Validate.validate(lake.toString(), Runs.EVENTS.toString())))
