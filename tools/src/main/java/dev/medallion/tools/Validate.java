@@ -102,15 +102,152 @@ public class Validate implements Callable<Integer> {
   private List<Check> run(String lakehouse, Path cache) throws Exception {
     Map<String, Device> registry = devices == null ? null : DeviceRegistry.load(devices);
     try (LakeSql sql = LakeSql.open(lakehouse, cache)) {
-      bronze(sql, input);
-      silver(sql);
-      if (registry != null) {
-        registry(sql, registry);
+      boolean users = sql.has(U_BRONZE) || sql.has(U_SILVER) || sql.has(U_GOLD);
+      boolean iot = sql.has("bronze_iot_events") || sql.has(QUARANTINE);
+      if (iot || !users) {
+        bronze(sql, input);
+        silver(sql);
+        if (registry != null) {
+          registry(sql, registry);
+        }
+        rejectedPerSource(sql);
+        gold(sql);
       }
-      rejectedPerSource(sql);
-      gold(sql);
+      if (users) {
+        users(sql);
+      }
     }
     return checks;
+  }
+
+  private static final String U_BRONZE = "bronze_user_events";
+  private static final String U_SILVER = "silver_user_events";
+  private static final String U_GOLD = "gold_user_features";
+  private static final String U_QUARANTINE = "quarantine_user_events";
+
+  /**
+   * The users tables: Bronze holds each line at most once; per source file, Bronze = Silver +
+   * quarantined + duplicates removed, and the rejected share is within the limit; Silver holds one
+   * row per user and instant; Gold one row per user, each with the event count and last event that
+   * Silver gives as of its date.
+   */
+  private void users(LakeSql sql) throws Exception {
+    if (!sql.has(U_BRONZE) || !sql.has(U_SILVER)) {
+      check("users", "bronze and silver user_events exist", false, "a layer has no files");
+      return;
+    }
+    conforms(sql, "users", U_BRONZE);
+    conforms(sql, "users", U_SILVER);
+    String dead =
+        sql.has(U_QUARANTINE)
+            ? U_QUARANTINE
+            : "(SELECT NULL::VARCHAR AS source, NULL::VARCHAR AS source_name,"
+                + " NULL::VARCHAR AS stage, NULL::VARCHAR AS reason WHERE false)";
+    long twice =
+        sql.scalarLong(
+            "SELECT count(*) FROM (SELECT source FROM (SELECT source FROM "
+                + U_BRONZE
+                + " UNION ALL SELECT source FROM "
+                + dead
+                + " WHERE stage = 'bronze') GROUP BY 1 HAVING count(*) > 1)");
+    check("users", "bronze: every line at most once", twice == 0, twice + " held twice");
+    List<List<Object>> perFile =
+        sql.rows(
+            "WITH b AS (SELECT source_file AS f, count(*) AS n FROM "
+                + U_BRONZE
+                + " GROUP BY 1), s AS (SELECT source_file AS f, count(*) AS n FROM "
+                + U_SILVER
+                + " GROUP BY 1), q AS (SELECT source_name AS f,"
+                + " count(*) FILTER (WHERE stage = 'bronze') AS dead,"
+                + " count(*) FILTER (WHERE stage = 'silver' AND reason <> 'duplicate') AS quarantined,"
+                + " count(*) FILTER (WHERE stage = 'silver' AND reason = 'duplicate') AS dups FROM "
+                + dead
+                + " GROUP BY 1)"
+                + " SELECT f, coalesce(b.n, 0), coalesce(s.n, 0), coalesce(quarantined, 0),"
+                + " coalesce(dups, 0), coalesce(dead, 0) FROM b FULL JOIN s USING (f)"
+                + " FULL JOIN q USING (f) ORDER BY f");
+    List<String> unbalanced = new ArrayList<>();
+    List<String> over = new ArrayList<>();
+    long bronze = 0;
+    for (List<Object> r : perFile) {
+      long b = ((Number) r.get(1)).longValue();
+      long kept = ((Number) r.get(2)).longValue();
+      long quarantined = ((Number) r.get(3)).longValue();
+      long dups = ((Number) r.get(4)).longValue();
+      long deadLetters = ((Number) r.get(5)).longValue();
+      bronze += b;
+      if (b != kept + quarantined + dups) {
+        unbalanced.add(r.get(0) + ": " + b + " <> " + kept + " + " + quarantined + " + " + dups);
+      }
+      long lines = b + deadLetters;
+      double pct = lines == 0 ? 0 : Math.round(1000.0 * (deadLetters + quarantined) / lines) / 10.0;
+      if (pct > maxRejectPct) {
+        over.add(
+            r.get(0)
+                + ": "
+                + (deadLetters + quarantined)
+                + " of "
+                + lines
+                + " lines ("
+                + pct
+                + " %)");
+      }
+    }
+    check(
+        "users",
+        "bronze = silver + quarantined + duplicates, per file",
+        unbalanced.isEmpty(),
+        unbalanced.isEmpty()
+            ? bronze + " rows in " + perFile.size() + " file(s)"
+            : String.join("; ", unbalanced));
+    check(
+        "users",
+        "each file's rejected share <= "
+            + BigDecimal.valueOf(maxRejectPct).stripTrailingZeros().toPlainString()
+            + " %",
+        over.isEmpty(),
+        over.isEmpty() ? perFile.size() + " file(s)" : String.join("; ", over));
+    long repeated =
+        sql.scalarLong(
+            "SELECT count(*) FROM (SELECT user_id, event_timestamp FROM "
+                + U_SILVER
+                + " GROUP BY ALL HAVING count(*) > 1)");
+    check(
+        "users",
+        "silver: one row per user and instant",
+        repeated == 0,
+        repeated + " instants held more than once");
+    if (!sql.has(U_GOLD)) {
+      check("users", "gold user_features exists", false, "no files under gold/user_features");
+      return;
+    }
+    conforms(sql, "users", U_GOLD);
+    long users =
+        sql.scalarLong(
+            "SELECT count(*) FROM "
+                + U_GOLD
+                + " WHERE as_of_date = (SELECT max(as_of_date) FROM "
+                + U_GOLD
+                + ")");
+    long wrong =
+        sql.scalarLong(
+            "WITH g AS (SELECT * FROM "
+                + U_GOLD
+                + " WHERE as_of_date = (SELECT max(as_of_date) FROM "
+                + U_GOLD
+                + ")), s AS (SELECT user_id, count(*) AS n, max(event_timestamp) AS last FROM "
+                + U_SILVER
+                + " WHERE event_date <= (SELECT max(CAST(as_of_date AS VARCHAR)) FROM g)"
+                + " GROUP BY 1)"
+                + " SELECT count(*) FROM g FULL JOIN s USING (user_id)"
+                + " WHERE g.user_id IS NULL OR s.user_id IS NULL OR g.event_count <> s.n"
+                + " OR g.last_event_timestamp <> s.last"
+                + " OR (SELECT count(*) FROM g g2 WHERE g2.user_id = g.user_id) > 1");
+    check(
+        "users",
+        "gold (newest as_of_date): one row per user, as Silver gives it",
+        wrong == 0,
+        users + " users, " + wrong + " missing, extra or different");
   }
 
   /** Every Silver row's device is in the registry, with the registry's site and zone. */
