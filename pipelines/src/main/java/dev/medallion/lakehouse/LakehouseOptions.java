@@ -36,6 +36,15 @@ public interface LakehouseOptions extends PipelineOptions {
   void setMaxReadParts(int value);
 
   @Description(
+      "How the input files hold their records: auto (each file as its first lines say), ndjson"
+          + " (one JSON object per line) or json (JSON documents over several lines: pretty-printed"
+          + " objects one after another, or a JSON array of them).")
+  @Default.String("auto")
+  String getInputFormat();
+
+  void setInputFormat(String value);
+
+  @Description(
       "A run exits with code 1 when it rejects more than this share (%) of the lines it read"
           + " (Bronze dead letters and Silver quarantine; duplicates removed are not rejections)."
           + " What it kept is committed all the same. 100 turns the check off.")

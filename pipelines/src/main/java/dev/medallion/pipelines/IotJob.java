@@ -2,6 +2,7 @@ package dev.medallion.pipelines;
 
 import dev.medallion.core.DeadLetter;
 import dev.medallion.core.Failures;
+import dev.medallion.core.InputFormat;
 import dev.medallion.core.MedallionException;
 import dev.medallion.core.RawEvent;
 import dev.medallion.core.ReadNdjsonLines;
@@ -289,7 +290,10 @@ public final class IotJob {
   static PCollection<RawEvent> source(Pipeline p, IotOptions o, @Nullable List<String> files) {
     if (files != null) {
       return p.apply(
-          "ReadNdjson", ReadNdjsonLines.fromFiles(files).withMaxParts(o.getMaxReadParts()));
+          "ReadNdjson",
+          ReadNdjsonLines.fromFiles(files)
+              .withMaxParts(o.getMaxReadParts())
+              .withFormat(InputFormat.of(o.getInputFormat())));
     }
     if (!o.getInput().isEmpty()) {
       try {
@@ -299,7 +303,9 @@ public final class IotJob {
         }
         return p.apply(
             "ReadNdjson",
-            ReadNdjsonLines.fromFiles(new ArrayList<>(matching)).withMaxParts(o.getMaxReadParts()));
+            ReadNdjsonLines.fromFiles(new ArrayList<>(matching))
+                .withMaxParts(o.getMaxReadParts())
+                .withFormat(InputFormat.of(o.getInputFormat())));
       } catch (IOException e) {
         throw new IllegalArgumentException(
             "cannot list --input " + o.getInput() + ": " + e.getMessage());
@@ -340,6 +346,7 @@ public final class IotJob {
    * named.
    */
   static Map<String, Device> registry(IotOptions o) {
+    InputFormat.of(o.getInputFormat()); // a wrong --inputFormat fails before anything starts
     if (o.getDevices().isEmpty()) {
       if (!o.getInput().isEmpty()) {
         throw new IllegalArgumentException(

@@ -1,6 +1,7 @@
 package dev.medallion.pipelines;
 
 import dev.medallion.core.DeadLetter;
+import dev.medallion.core.InputFormat;
 import dev.medallion.core.MedallionException;
 import dev.medallion.core.ReadNdjsonLines;
 import dev.medallion.core.ReadTable;
@@ -125,6 +126,7 @@ public final class UserFeaturesJob {
   }
 
   private static void validate(UsersOptions o) {
+    InputFormat.of(o.getInputFormat());
     if (o.getInput().isBlank()) {
       throw new IllegalArgumentException(
           "--input is required: the raw NDJSON files to ingest, e.g. --input='data/*.ndjson'"
@@ -159,7 +161,10 @@ public final class UserFeaturesJob {
             "UserFeaturesMedallion",
             UserFeaturesMedallion.ingestedAt(Instant.now())
                 .reading(
-                    ReadNdjsonLines.fromFiles(newFiles).withMaxParts(o.getMaxReadParts()).replay(),
+                    ReadNdjsonLines.fromFiles(newFiles)
+                        .withMaxParts(o.getMaxReadParts())
+                        .withFormat(InputFormat.of(o.getInputFormat()))
+                        .replay(),
                     ReadTable.ofFiles(earlierBronze, UserEventBronze.class).replay())
                 .asOf(o.getAsOf())
                 .withMaxAheadOfIngest(Duration.standardDays(o.getMaxFutureDays())))

@@ -211,8 +211,9 @@ final class Report {
         System.out.println(
             "hint: "
                 + f
-                + " looks like pretty-printed JSON (a document over several lines, or an array);"
-                + " the input must be NDJSON, one JSON object per line. Convert it with:"
+                + " looks like pretty-printed JSON (documents over several lines, or an array),"
+                + " but was read as NDJSON, one JSON object per line: read it with"
+                + " --inputFormat=json (or auto, the default), or convert it with"
                 + " jq -c 'if type == \"array\" then .[] else . end' "
                 + f
                 + " > converted.ndjson");

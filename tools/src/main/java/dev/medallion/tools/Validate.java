@@ -1,10 +1,13 @@
 package dev.medallion.tools;
 
+import dev.medallion.core.InputFormat;
+import dev.medallion.core.JsonDocuments;
 import dev.medallion.iot.Device;
 import dev.medallion.iot.DeviceRegistry;
 import dev.medallion.lakehouse.Catalog;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
@@ -606,6 +609,30 @@ public class Validate implements Callable<Integer> {
             : String.join("; ", problems));
   }
 
+  /**
+   * The records of an input file as the read counts them: its documents when it is JSON over
+   * several lines ({@link InputFormat#detect}), else its lines (bytes: a line that is not UTF-8
+   * counts too).
+   */
+  private static long countRecords(Path f) throws IOException {
+    InputFormat format;
+    try (InputStream in = Files.newInputStream(f)) {
+      format = InputFormat.detect(in);
+    }
+    if (format == InputFormat.JSON) {
+      try (InputStream in = Files.newInputStream(f)) {
+        return JsonDocuments.count(in);
+      }
+    }
+    long lines = 0;
+    try (BufferedReader r = Files.newBufferedReader(f, StandardCharsets.ISO_8859_1)) {
+      while (r.readLine() != null) {
+        lines++;
+      }
+    }
+    return lines;
+  }
+
   private static Map<String, Long> countLines(String glob) throws IOException {
     Path base = Path.of(glob).toAbsolutePath();
     Path dir = base.getParent();
@@ -621,13 +648,7 @@ public class Validate implements Callable<Integer> {
       for (Path f :
           (Iterable<Path>)
               files.filter(Files::isRegularFile).filter(matcher::matches).sorted()::iterator) {
-        long n = 0;
-        try (BufferedReader r = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
-          while (r.readLine() != null) {
-            n++;
-          }
-        }
-        out.put(f.toString(), n);
+        out.put(f.toString(), countRecords(f));
       }
     }
     return out;

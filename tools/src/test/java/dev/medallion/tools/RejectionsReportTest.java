@@ -74,14 +74,25 @@ class RejectionsReportTest {
   }
 
   @Test
-  void prettyPrintedJsonIsNamedAndARunRejectingMostOfItsInputExitsOne() throws Exception {
+  void prettyPrintedJsonIsReadAndReadAsNdjsonItIsNamedAndTheRunExitsOne() throws Exception {
     Path pretty = tmp.resolve("export.json");
     Files.writeString(
         pretty,
         "[\n  {\n    \"user_id\": \"u001\",\n    \"event_type\": \"click\",\n"
             + "    \"event_timestamp\": \"2026-11-28T10:00:00Z\"\n  }\n]\n");
+    FaultsTest.Outcome read =
+        FaultsTest.medallion("users", "--input=" + pretty, "--lakehouse=" + tmp.resolve("auto"));
+    assertThat(read.code()).as(read.out() + read.err()).isZero();
+    assertThat(read.out())
+        .contains("1 lines = 1 rows + 0 dead letters")
+        .contains("gold   : 1 user_features rows");
+    // Read as NDJSON, as an older version did: every line rejected, and the hint.
     FaultsTest.Outcome o =
-        FaultsTest.medallion("users", "--input=" + pretty, "--lakehouse=" + tmp.resolve("lake"));
+        FaultsTest.medallion(
+            "users",
+            "--input=" + pretty,
+            "--inputFormat=ndjson",
+            "--lakehouse=" + tmp.resolve("lake"));
     assertThat(o.code()).as(o.out() + o.err()).isEqualTo(1);
     assertThat(o.out())
         .contains("gold   : 0 user_features rows (empty: no event reached Silver)")
@@ -96,6 +107,7 @@ class RejectionsReportTest {
         FaultsTest.medallion(
             "users",
             "--input=" + pretty,
+            "--inputFormat=ndjson",
             "--lakehouse=" + tmp.resolve("lake2"),
             "--maxRejectPct=100");
     assertThat(allowed.code()).as(allowed.err()).isZero();
@@ -112,6 +124,7 @@ class RejectionsReportTest {
         FaultsTest.medallion(
             "run",
             "--input=" + pretty,
+            "--inputFormat=ndjson",
             "--devices=" + Runs.DEVICES,
             "--lakehouse=" + tmp.resolve("lake"));
     assertThat(o.code()).isEqualTo(1);

@@ -38,6 +38,11 @@ import org.apache.beam.sdk.values.PCollectionView;
  * (Beam's {@code ContextualTextIO} numbers lines too, but decodes bad bytes into U+FFFD instead of
  * reporting them, and numbers lines in an extra pass over every line.) A compressed file is one
  * part. {@link #replay()} reads the same files again after some side inputs are ready.
+ *
+ * <p>A file of JSON documents over several lines ({@link InputFormat#JSON}: pretty-printed objects,
+ * or an array; {@link #withFormat}, by default told per file from its first lines) is read whole as
+ * one part, each document one {@link RawEvent} numbered by the line it starts on ({@link
+ * JsonDocuments}).
  */
 public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
   /**
@@ -63,6 +68,7 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
   private final long partBytes;
   private final int maxParts;
   private final long linesPerCheckpoint;
+  private final InputFormat format;
   private final transient List<PCollectionView<?>> after;
 
   private ReadNdjsonLines(
@@ -70,11 +76,13 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
       long partBytes,
       int maxParts,
       long linesPerCheckpoint,
+      InputFormat format,
       List<PCollectionView<?>> after) {
     this.filepatterns = filepatterns;
     this.partBytes = partBytes;
     this.maxParts = maxParts;
     this.linesPerCheckpoint = linesPerCheckpoint;
+    this.format = format;
     this.after = after;
   }
 
@@ -84,6 +92,7 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         PART_BYTES,
         MAX_PARTS,
         LineRange.Tracker.LINES_PER_CHECKPOINT,
+        InputFormat.AUTO,
         List.of());
   }
 
@@ -94,12 +103,13 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         PART_BYTES,
         MAX_PARTS,
         LineRange.Tracker.LINES_PER_CHECKPOINT,
+        InputFormat.AUTO,
         List.of());
   }
 
   /** Reads files larger than {@code bytes} in parts of about that size. */
   public ReadNdjsonLines withPartBytes(long bytes) {
-    return new ReadNdjsonLines(filepatterns, bytes, maxParts, linesPerCheckpoint, after);
+    return new ReadNdjsonLines(filepatterns, bytes, maxParts, linesPerCheckpoint, format, after);
   }
 
   /**
@@ -112,12 +122,21 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
       throw new IllegalArgumentException(
           "a file is read in at least " + MIN_PARTS + " parts, not at most " + parts);
     }
-    return new ReadNdjsonLines(filepatterns, partBytes, parts, linesPerCheckpoint, after);
+    return new ReadNdjsonLines(filepatterns, partBytes, parts, linesPerCheckpoint, format, after);
+  }
+
+  /**
+   * Reads every file as {@code format} ({@link InputFormat#AUTO} by default: each file as its first
+   * lines say).
+   */
+  public ReadNdjsonLines withFormat(InputFormat format) {
+    return new ReadNdjsonLines(
+        filepatterns, partBytes, maxParts, linesPerCheckpoint, format, after);
   }
 
   /** Lets a runner checkpoint a part after {@code lines} lines (tests). */
   ReadNdjsonLines withLinesPerCheckpoint(long lines) {
-    return new ReadNdjsonLines(filepatterns, partBytes, maxParts, lines, after);
+    return new ReadNdjsonLines(filepatterns, partBytes, maxParts, lines, format, after);
   }
 
   /** The same read as a {@link Replay}: a second read starts only once its views are ready. */
@@ -126,7 +145,7 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         begin.apply(
             name,
             new ReadNdjsonLines(
-                filepatterns, partBytes, maxParts, linesPerCheckpoint, List.copyOf(views)));
+                filepatterns, partBytes, maxParts, linesPerCheckpoint, format, List.copyOf(views)));
   }
 
   @Override
@@ -140,7 +159,9 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         .apply(
             "MatchFiles", FileIO.matchAll().withEmptyMatchTreatment(EmptyMatchTreatment.DISALLOW))
         .apply("ReadMatches", FileIO.readMatches())
-        .apply("ReadLines", ParDo.of(new ReadLinesFn(partBytes, maxParts, linesPerCheckpoint)));
+        .apply(
+            "ReadLines",
+            ParDo.of(new ReadLinesFn(partBytes, maxParts, linesPerCheckpoint, format)));
   }
 
   /** Reads the lines of one part of a file, numbered as in the whole file. */
@@ -149,16 +170,32 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
     private final long partBytes;
     private final int maxParts;
     private final long linesPerCheckpoint;
+    private final InputFormat format;
 
-    ReadLinesFn(long partBytes, int maxParts, long linesPerCheckpoint) {
+    ReadLinesFn(long partBytes, int maxParts, long linesPerCheckpoint, InputFormat format) {
       this.partBytes = partBytes;
       this.maxParts = maxParts;
       this.linesPerCheckpoint = linesPerCheckpoint;
+      this.format = format;
     }
 
+    /** A file of JSON documents, like a compressed file, is one part, never split. */
     @GetInitialRestriction
     public LineRange whole(@Element FileIO.ReadableFile file) {
-      return new LineRange(0, seekable(file) ? file.getMetadata().sizeBytes() : Long.MAX_VALUE, 1);
+      boolean onepart = !seekable(file) || formatOf(file) == InputFormat.JSON;
+      return new LineRange(0, onepart ? Long.MAX_VALUE : file.getMetadata().sizeBytes(), 1);
+    }
+
+    /** The file's format: {@link #format}, or for AUTO what its first lines say. */
+    private InputFormat formatOf(FileIO.ReadableFile file) {
+      if (format != InputFormat.AUTO) {
+        return format;
+      }
+      try (InputStream in = Channels.newInputStream(file.open())) {
+        return InputFormat.detect(in);
+      } catch (IOException e) {
+        throw cannotRead(file, 0, e);
+      }
     }
 
     @SplitRestriction
@@ -168,7 +205,7 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         OutputReceiver<LineRange> parts) {
       long size = whole.to() - whole.from();
       long part = partBytes(size);
-      if (!seekable(file) || size <= part || whole.from() != 0) {
+      if (whole.to() == Long.MAX_VALUE || size <= part || whole.from() != 0) {
         parts.output(whole);
         return;
       }
@@ -213,6 +250,10 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         OutputReceiver<RawEvent> out) {
       LineRange part = tracker.currentRestriction();
       String name = file.getMetadata().resourceId().toString();
+      if (part.from() == 0 && part.to() == Long.MAX_VALUE && formatOf(file) == InputFormat.JSON) {
+        readDocuments(file, name, tracker, out);
+        return;
+      }
       long n = part.firstLine();
       try (Utf8Lines lines = open(file, part.from())) {
         if (part.skipFirst()) {
@@ -232,6 +273,32 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
       } catch (IOException e) {
         throw cannotRead(file, n - 1, e);
       }
+    }
+
+    /** Each JSON document of the file, numbered by the line it starts on. */
+    private static void readDocuments(
+        FileIO.ReadableFile file,
+        String name,
+        RestrictionTracker<LineRange, Long> tracker,
+        OutputReceiver<RawEvent> out) {
+      if (!tracker.tryClaim(0L)) {
+        return;
+      }
+      long line = 0;
+      int onLine = 0;
+      try (JsonDocuments documents = new JsonDocuments(Channels.newInputStream(file.open()))) {
+        for (JsonDocuments.Document d = documents.next(); d != null; d = documents.next()) {
+          onLine = d.line() == line ? onLine + 1 : 1;
+          line = d.line();
+          // The second and later documents that start on one line (a minified array) are told
+          // apart by their number on it: file:<path>/<n>#<line>.
+          Integer nth = onLine == 1 ? null : onLine;
+          out.output(RawEvent.of(d.text(), "file", name, nth, line, null, d.decodeError()));
+        }
+      } catch (IOException e) {
+        throw cannotRead(file, line, e);
+      }
+      tracker.tryClaim(Long.MAX_VALUE); // the end of the file: the part is done
     }
 
     /** The file's lines from {@code offset}, a line start (a part's first byte). */

@@ -149,8 +149,10 @@ class LineRangeTest {
   void aLargeFileIsReadInFourPartsUnlessMoreAreAllowed() {
     long size = 415_234_982L; // the 2M-event benchmark file
     long defaultPart =
-        new ReadNdjsonLines.ReadLinesFn(32L << 20, ReadNdjsonLines.MAX_PARTS, 1).partBytes(size);
-    long manyParts = new ReadNdjsonLines.ReadLinesFn(32L << 20, 1024, 1).partBytes(size);
+        new ReadNdjsonLines.ReadLinesFn(32L << 20, ReadNdjsonLines.MAX_PARTS, 1, InputFormat.AUTO)
+            .partBytes(size);
+    long manyParts =
+        new ReadNdjsonLines.ReadLinesFn(32L << 20, 1024, 1, InputFormat.AUTO).partBytes(size);
     assertThat(defaultPart).isEqualTo(103_808_746L); // a quarter, rounded up
     assertThat(manyParts).isEqualTo(33_554_432L); // 32 MiB: 13 parts
     assertThatThrownBy(() -> ReadNdjsonLines.from("x").withMaxParts(2))

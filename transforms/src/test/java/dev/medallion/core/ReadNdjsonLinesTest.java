@@ -74,6 +74,95 @@ class ReadNdjsonLinesTest {
                         d.getOriginalPayload())));
   }
 
+  /** The JSON of a reading, pretty-printed over {@code 1 + fields} lines. */
+  private static final String PRETTY_READING =
+      "{\n  \"device_id\": \"dev-0001\",\n  \"sensor_type\": \"temperature\",\n"
+          + "  \"value\": 21.5,\n  \"unit\": \"C\",\n  \"ts\": \"2026-11-29T10:00:00Z\"\n}";
+
+  @Test
+  void eachFileIsReadAsItsFirstLinesSayWithEachDocumentAtItsStartLine(TestPipeline p)
+      throws Exception {
+    String pretty = write("pretty.json", PRETTY_READING + "\n" + PRETTY_READING + "\n");
+    String array = write("array.json", BOM, "[\n  " + READING + ",\n  " + HEARTBEAT + "\n]\n");
+    String minified = write("minified.json", "[" + READING + "," + READING + "]");
+    String lines = write("lines.ndjson", READING + "\n" + HEARTBEAT + "\n");
+    PCollectionTuple out =
+        p.apply(ReadNdjsonLines.from(dir.resolve("*").toString())).apply(IngestToBronze.create());
+    PAssert.that(sourcesAndKinds(out))
+        .containsInAnyOrder(
+            "file:" + pretty + "#1|reading",
+            "file:" + pretty + "#8|reading",
+            "file:" + array + "#2|reading",
+            "file:" + array + "#3|heartbeat",
+            "file:" + minified + "#1|reading",
+            "file:" + minified + "/2#1|reading",
+            "file:" + lines + "#1|reading",
+            "file:" + lines + "#2|heartbeat");
+    PAssert.that(out.get(IngestToBronze.DEAD_LETTERS)).empty();
+    PAssert.that(
+            out.get(IngestToBronze.EVENTS)
+                .apply(
+                    "PrettyPayloads",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((BronzeEvent e) -> e.getSource() + "=" + e.getRawPayload())))
+        .satisfies(
+            all -> {
+              org.assertj.core.api.Assertions.assertThat(all)
+                  .contains("file:" + pretty + "#8=" + PRETTY_READING)
+                  .contains("file:" + array + "#2=" + READING);
+              return null;
+            });
+    p.run();
+  }
+
+  @Test
+  void compressedFilesAreReadByTheirExtensionAndTheirFormatDetectedInside(TestPipeline p)
+      throws Exception {
+    Path gz = dir.resolve("lines.ndjson.gz");
+    try (java.io.OutputStream out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+      out.write((READING + "\n" + HEARTBEAT + "\n").getBytes(StandardCharsets.UTF_8));
+    }
+    Path bz2 = dir.resolve("pretty.json.bz2");
+    try (java.io.OutputStream out =
+        new org.apache.commons.compress.compressors.bzip2.BZip2CompressorOutputStream(
+            Files.newOutputStream(bz2))) {
+      out.write(("[\n" + PRETTY_READING + "\n]\n").getBytes(StandardCharsets.UTF_8));
+    }
+    PCollectionTuple out =
+        p.apply(ReadNdjsonLines.from(dir.resolve("*").toString())).apply(IngestToBronze.create());
+    PAssert.that(sourcesAndKinds(out))
+        .containsInAnyOrder(
+            "file:" + gz + "#1|reading",
+            "file:" + gz + "#2|heartbeat",
+            "file:" + bz2 + "#2|reading");
+    PAssert.that(out.get(IngestToBronze.DEAD_LETTERS)).empty();
+    p.run();
+  }
+
+  @Test
+  void aPrettyPrintedFileReadAsNdjsonIsRejectedLineByLine(TestPipeline p) throws Exception {
+    String pretty = write("pretty.json", PRETTY_READING + "\n");
+    PCollectionTuple out =
+        p.apply(ReadNdjsonLines.from(pretty).withFormat(InputFormat.NDJSON))
+            .apply(IngestToBronze.create());
+    PAssert.that(out.get(IngestToBronze.EVENTS)).empty();
+    PAssert.that(
+            out.get(IngestToBronze.DEAD_LETTERS)
+                .apply(
+                    "Reasons",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((DeadLetter d) -> d.getSource() + "|" + d.getReason())))
+        .containsInAnyOrder(
+            "file:" + pretty + "#1|not_json",
+            "file:" + pretty + "#2|trailing_data",
+            "file:" + pretty + "#3|trailing_data",
+            "file:" + pretty + "#4|trailing_data",
+            "file:" + pretty + "#5|trailing_data",
+            "file:" + pretty + "#6|trailing_data",
+            "file:" + pretty + "#7|not_json");
+    p.run();
+  }
+
   @Test
   void aByteOrderMarkAtTheStartOfAFileIsNotPartOfTheFirstLine(TestPipeline p) throws Exception {
     String file = write("bom.ndjson", BOM, READING + "\n" + HEARTBEAT + "\n");
