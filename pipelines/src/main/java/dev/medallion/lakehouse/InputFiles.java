@@ -4,7 +4,11 @@ import dev.medallion.core.InputFormat;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.Channels;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.beam.sdk.io.FileSystems;
 import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
@@ -34,7 +38,16 @@ public final class InputFiles {
    * it, and folders a wildcard matches are passed over.
    */
   public static Set<String> matching(String patterns) throws IOException {
-    Set<String> files = new TreeSet<>();
+    return new TreeSet<>(versions(patterns).keySet());
+  }
+
+  /**
+   * The files {@link #matching} names, each with its version now: its size and last-modified time
+   * ({@code "<bytes>:<millis>"}), which a Bronze commit records so a later run can tell that an
+   * ingested file changed.
+   */
+  public static Map<String, String> versions(String patterns) throws IOException {
+    Map<String, String> files = new TreeMap<>();
     for (String raw : patterns.split(",")) {
       String pattern = raw.trim();
       if (pattern.isEmpty()) {
@@ -49,7 +62,7 @@ public final class InputFiles {
         if (isLocalFolder(md.resourceId())) {
           folders++;
         } else {
-          files.add(md.resourceId().toString());
+          files.put(md.resourceId().toString(), md.sizeBytes() + ":" + md.lastModifiedMillis());
         }
       }
       if (folders > 0 && folders == m.metadata().size()) {
@@ -62,6 +75,48 @@ public final class InputFiles {
       }
     }
     return files;
+  }
+
+  /**
+   * What a run is to read of its {@code --input}: the files no earlier run ingested ({@code fresh},
+   * with their versions), and those that one did ingest but that changed since ({@code changed}:
+   * their size or time differs from what that run recorded), which are not read again.
+   */
+  public record NewInput(List<String> fresh, Map<String, String> versions, List<String> changed) {
+    /** Of {@code matching} (path → version now), given what earlier runs ingested. */
+    public static NewInput of(
+        Map<String, String> matching, Set<String> ingested, Map<String, String> ingestedVersions) {
+      List<String> fresh = new ArrayList<>();
+      Map<String, String> versions = new TreeMap<>();
+      List<String> changed = new ArrayList<>();
+      matching.forEach(
+          (file, version) -> {
+            if (!ingested.contains(file)) {
+              fresh.add(file);
+              versions.put(file, version);
+            } else if (ingestedVersions.containsKey(file)
+                && !ingestedVersions.get(file).equals(version)) {
+              changed.add(file);
+            }
+          });
+      return new NewInput(fresh, versions, changed);
+    }
+
+    /** Says on stderr which ingested files changed and were skipped, if any. */
+    public void sayChanged(String name) {
+      if (changed.isEmpty()) {
+        return;
+      }
+      System.err.println(
+          name
+              + ": "
+              + changed.size()
+              + " --input file(s) changed since an earlier run ingested them, and were NOT read"
+              + " again (Bronze keeps what that run read; re-ingesting a changed file is not"
+              + " supported yet: give the corrected file a new name): "
+              + String.join(", ", changed.subList(0, Math.min(10, changed.size())))
+              + (changed.size() > 10 ? ", …" : ""));
+    }
   }
 
   private static boolean isLocalFolder(ResourceId id) {

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.beam.sdk.io.FileSystems;
 import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
@@ -75,6 +76,9 @@ public final class LakeTables implements AutoCloseable {
   public static final String STEP = "medallion.step";
   public static final String PLAN = "medallion.plan";
   public static final String INGESTED = "medallion.ingested-files";
+
+  /** A Bronze commit's summary property: the versions of the files it ingested (path → version). */
+  public static final String INGESTED_VERSIONS = "medallion.ingested-versions";
 
   /** Where the tables are and which catalog keeps them; serializable, for the streaming commits. */
   public record Config(String lakehouse, String catalog, String catalogUri)
@@ -360,6 +364,35 @@ public final class LakeTables implements AutoCloseable {
   /** The paths of {@link #files(Catalog.Table)}. */
   public List<String> paths(Catalog.Table def) {
     return files(def).stream().map(DataFile::location).toList();
+  }
+
+  /**
+   * The version ({@link InputFiles#versions}) of each input file a committed Bronze snapshot
+   * recorded, the newest for a file ingested more than once; files of snapshots that recorded no
+   * versions are not in it.
+   */
+  public Map<String, String> ingestedVersions(Catalog.Table bronze) {
+    Map<String, String> out = new TreeMap<>();
+    Optional<Table> table = existing(bronze);
+    if (table.isPresent()) {
+      List<Snapshot> snapshots = new ArrayList<>();
+      table.get().snapshots().forEach(snapshots::add);
+      snapshots.sort(java.util.Comparator.comparingLong(Snapshot::sequenceNumber));
+      for (Snapshot s : snapshots) {
+        String versions = s.summary().get(INGESTED_VERSIONS);
+        if (versions != null) {
+          out.putAll(read(versions, new TypeReference<Map<String, String>>() {}));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The summary properties of a Bronze commit that ingested {@code fresh} files. */
+  public static Map<String, String> ingestedSummary(InputFiles.NewInput input) {
+    return input.fresh().isEmpty()
+        ? Map.of()
+        : Map.of(INGESTED, write(input.fresh()), INGESTED_VERSIONS, write(input.versions()));
   }
 
   /** Every input file any committed Bronze snapshot ingested. */

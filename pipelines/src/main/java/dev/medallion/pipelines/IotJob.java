@@ -87,7 +87,8 @@ public final class IotJob {
     if (!discarded.isEmpty()) {
       System.err.println(name + ": removed the uncommitted files of killed run(s) " + discarded);
     }
-    List<String> files = replayFiles(stage, options, tables, name);
+    InputFiles.NewInput input = replayFiles(stage, options, tables, name);
+    List<String> files = input == null ? null : input.fresh();
     if (files != null && files.isEmpty()) {
       return null;
     }
@@ -123,7 +124,7 @@ public final class IotJob {
       tables.commit(
           runId,
           steps(stage, tables, runId),
-          files == null ? Map.of() : Map.of(LakeTables.INGESTED, LakeTables.toJson(files)));
+          input == null ? Map.of() : LakeTables.ingestedSummary(input));
       // Files a retried or recomputed bundle left (listed in no manifest, so not committed).
       RunIds.discard(tables, runId);
     }
@@ -180,17 +181,20 @@ public final class IotJob {
    * (null when the stage reads the generator or a table); an empty list means there is nothing new,
    * said on stderr.
    */
-  private static @Nullable List<String> replayFiles(
+  private static InputFiles.@Nullable NewInput replayFiles(
       Stage stage, IotOptions options, LakeTables tables, String name) throws IOException {
     if (options.getInput().isEmpty() || stage == Stage.SILVER || stage == Stage.GOLD) {
       return null;
     }
-    Set<String> matching = InputFiles.matching(options.getInput());
+    Map<String, String> matching = InputFiles.versions(options.getInput());
     if (matching.isEmpty()) {
       throw new IllegalArgumentException("--input matches no file: " + options.getInput());
     }
-    List<String> fresh = new ArrayList<>(matching);
-    fresh.removeAll(tables.ingested(Catalog.byPath(Lakehouse.BRONZE_IOT)));
+    Catalog.Table bronze = Catalog.byPath(Lakehouse.BRONZE_IOT);
+    InputFiles.NewInput input =
+        InputFiles.NewInput.of(matching, tables.ingested(bronze), tables.ingestedVersions(bronze));
+    input.sayChanged(name);
+    List<String> fresh = input.fresh();
     if (fresh.isEmpty()) {
       System.err.println(
           name + ": every --input file was already ingested by an earlier run; nothing to do");
@@ -203,7 +207,7 @@ public final class IotJob {
               + matching.size()
               + " --input file(s) were already ingested by an earlier run; reading the others");
     }
-    return fresh;
+    return input;
   }
 
   /**

@@ -20,7 +20,6 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.joda.time.Duration;
@@ -64,12 +63,14 @@ public final class UserFeaturesJob {
     if (!discarded.isEmpty()) {
       System.err.println("removed the uncommitted files of killed run(s) " + discarded);
     }
-    Set<String> matching = InputFiles.matching(o.getInput());
+    Map<String, String> matching = InputFiles.versions(o.getInput());
     if (matching.isEmpty()) {
       throw new IllegalArgumentException("--input matches no file: " + o.getInput());
     }
-    List<String> fresh = new ArrayList<>(matching);
-    fresh.removeAll(tables.ingested(BRONZE));
+    InputFiles.NewInput input =
+        InputFiles.NewInput.of(matching, tables.ingested(BRONZE), tables.ingestedVersions(BRONZE));
+    input.sayChanged("users");
+    List<String> fresh = input.fresh();
     Pipeline p = Pipeline.create(o);
     build(p, fresh, tables.paths(BRONZE), lake, o);
     RunIds.claim(lake, runId);
@@ -107,7 +108,7 @@ public final class UserFeaturesJob {
                     tables.listedBy(QUARANTINE, runId, "stage=" + DeadLetter.GOLD))),
             LakeTables.Step.of(
                 GOLD.name(), LakeTables.Op.REPLACE_PARTITIONS, tables.listedBy(GOLD, runId, ""))),
-        fresh.isEmpty() ? Map.of() : Map.of(LakeTables.INGESTED, LakeTables.toJson(fresh)));
+        LakeTables.ingestedSummary(input));
     // Files a retried or recomputed bundle left (listed in no manifest, so not committed).
     RunIds.discard(tables, runId);
     RunIds.end(lake, runId);

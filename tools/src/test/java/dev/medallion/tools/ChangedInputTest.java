@@ -1,0 +1,83 @@
+package dev.medallion.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A file that changed after a run ingested it is said, not silently passed over. */
+class ChangedInputTest {
+  @TempDir Path tmp;
+
+  private static long count(Path lake, String sql) throws Exception {
+    try (LakeSql s = new LakeSql(lake.toString())) {
+      return s.scalarLong(sql);
+    }
+  }
+
+  @Test
+  void aChangedUsersFileIsNamedAndSkippedAndANewOneIsRead() throws Exception {
+    Path in = tmp.resolve("in");
+    Files.createDirectories(in);
+    Path a = in.resolve("a.ndjson");
+    Files.copy(UserFeaturesEndToEndTest.USERS.resolve("raw/events-2026-11-26.ndjson"), a);
+    Path lake = tmp.resolve("lake");
+    String input = "--input=" + in + "/*.ndjson";
+    assertThat(FaultsTest.medallion("users", input, "--lakehouse=" + lake).code()).isZero();
+    long bronze = count(lake, "SELECT count(*) FROM bronze_user_events");
+
+    Files.writeString(
+        a,
+        "{\"user_id\":\"u-9\",\"event_type\":\"click\",\"event_timestamp\":\"2026-11-26T10:00:00Z\"}\n",
+        StandardOpenOption.APPEND);
+    Files.copy(
+        UserFeaturesEndToEndTest.USERS.resolve("raw/events-2026-11-27.ndjson"),
+        in.resolve("b.ndjson"));
+    FaultsTest.Outcome again = FaultsTest.medallion("users", input, "--lakehouse=" + lake);
+    assertThat(again.code()).as(again.err()).isZero();
+    assertThat(again.err())
+        .contains("users: 1 --input file(s) changed since an earlier run ingested them")
+        .contains("NOT read again")
+        .contains(a.toString());
+    assertThat(again.out()).contains("bronze : 1 new file(s)");
+    long b = Files.readAllLines(in.resolve("b.ndjson")).size();
+    assertThat(
+            count(
+                lake, "SELECT count(*) FROM bronze_user_events WHERE source_file LIKE '%a.ndjson'"))
+        .as("a.ndjson's Bronze rows are what the first run read")
+        .isEqualTo(bronze);
+    assertThat(
+            count(
+                    lake,
+                    "SELECT count(*) FROM bronze_user_events WHERE source_file LIKE '%b.ndjson'")
+                + count(
+                    lake,
+                    "SELECT count(*) FROM quarantine_user_events"
+                        + " WHERE stage = 'bronze' AND source_name LIKE '%b.ndjson'"))
+        .isEqualTo(b);
+
+    // Untouched since: nothing said.
+    FaultsTest.Outcome third = FaultsTest.medallion("users", input, "--lakehouse=" + lake);
+    assertThat(third.err()).contains("changed since").contains(a.toString());
+    assertThat(third.err()).doesNotContain(in.resolve("b.ndjson").toString());
+  }
+
+  @Test
+  void aChangedIotFileIsNamedToo() throws Exception {
+    Path in = tmp.resolve("events.ndjson");
+    Files.copy(Runs.EVENTS, in);
+    Path lake = tmp.resolve("lake");
+    String[] run = {"run", "--input=" + in, "--devices=" + Runs.DEVICES, "--lakehouse=" + lake};
+    assertThat(FaultsTest.medallion(run).code()).isZero();
+    Files.writeString(in, "{\"one\":\"more\"}\n", StandardOpenOption.APPEND);
+    FaultsTest.Outcome again = FaultsTest.medallion(run);
+    assertThat(again.code()).isZero();
+    assertThat(again.err())
+        .contains("1 --input file(s) changed since an earlier run ingested them")
+        .contains(in.toString())
+        .contains("every --input file was already ingested");
+  }
+}
