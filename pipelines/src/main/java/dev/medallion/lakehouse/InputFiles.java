@@ -1,5 +1,6 @@
 package dev.medallion.lakehouse;
 
+import dev.medallion.core.FieldMapping;
 import dev.medallion.core.InputFormat;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,6 +19,19 @@ import org.apache.beam.sdk.io.fs.ResourceId;
 /** The raw files {@code --input} names, local or {@code s3://}. */
 public final class InputFiles {
   private InputFiles() {}
+
+  /** The field mapping in {@code path} ({@code --mapping}); none when empty. A clear error else. */
+  public static FieldMapping mapping(String path) {
+    if (path == null || path.isBlank()) {
+      return FieldMapping.NONE;
+    }
+    try {
+      return FieldMapping.load(path);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "cannot read the mapping file " + path + ": " + e.getMessage(), e);
+    }
+  }
 
   /**
    * Whether a file's first lines look like JSON documents over several lines ({@link

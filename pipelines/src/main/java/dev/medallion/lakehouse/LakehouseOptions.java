@@ -36,6 +36,15 @@ public interface LakehouseOptions extends PipelineOptions {
   void setMaxReadParts(int value);
 
   @Description(
+      "A field-mapping file (YAML or JSON) for the --input records: rename, coerce, defaults and"
+          + " constants, applied as Bronze parses them (the raw record is kept as it came). Empty:"
+          + " the fields as they are.")
+  @Default.String("")
+  String getMapping();
+
+  void setMapping(String value);
+
+  @Description(
       "How the input files hold their records: auto (each file as its first lines say), ndjson"
           + " (one JSON object per line) or json (JSON documents over several lines: pretty-printed"
           + " objects one after another, or a JSON array of them).")

@@ -249,8 +249,13 @@ public final class IotJob {
                       "IotMedallion",
                       IotMedallion.withRegistry(registry(o))
                           .withLateness(allowed, slack)
-                          .withMaxAheadOfArrival(maxAhead));
-          case BRONZE -> source(p, o, files).apply("Bronze", IngestToBronze.create());
+                          .withMaxAheadOfArrival(maxAhead)
+                          .withMapping(InputFiles.mapping(o.getMapping())));
+          case BRONZE ->
+              source(p, o, files)
+                  .apply(
+                      "Bronze",
+                      IngestToBronze.create().withMapping(InputFiles.mapping(o.getMapping())));
           case SILVER ->
               read(p, tables, Lakehouse.BRONZE_IOT, BronzeEvent.class, BronzeEvent::getEventTs)
                   .apply(
@@ -351,6 +356,7 @@ public final class IotJob {
    */
   static Map<String, Device> registry(IotOptions o) {
     InputFormat.of(o.getInputFormat()); // a wrong --inputFormat fails before anything starts
+    InputFiles.mapping(o.getMapping()); // and so does a mapping file that is wrong
     if (o.getDevices().isEmpty()) {
       if (!o.getInput().isEmpty()) {
         throw new IllegalArgumentException(

@@ -128,6 +128,7 @@ public final class UserFeaturesJob {
 
   private static void validate(UsersOptions o) {
     InputFormat.of(o.getInputFormat());
+    InputFiles.mapping(o.getMapping());
     if (o.getInput().isBlank()) {
       throw new IllegalArgumentException(
           "--input is required: the raw NDJSON files to ingest, e.g. --input='data/*.ndjson'"
@@ -161,6 +162,7 @@ public final class UserFeaturesJob {
         .apply(
             "UserFeaturesMedallion",
             UserFeaturesMedallion.ingestedAt(Instant.now())
+                .withMapping(InputFiles.mapping(o.getMapping()))
                 .reading(
                     ReadNdjsonLines.fromFiles(newFiles)
                         .withMaxParts(o.getMaxReadParts())

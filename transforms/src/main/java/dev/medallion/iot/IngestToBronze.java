@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.medallion.core.DeadLetter;
 import dev.medallion.core.EventTimestamps;
 import dev.medallion.core.Failsafe;
+import dev.medallion.core.FieldMapping;
 import dev.medallion.core.InvalidRecordException;
 import dev.medallion.core.Json;
 import dev.medallion.core.JsonFields;
@@ -32,15 +33,27 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
   public static final TupleTag<BronzeEvent> EVENTS = new TupleTag<>() {};
   public static final TupleTag<DeadLetter> DEAD_LETTERS = DeadLetter.TAG;
 
+  private final FieldMapping mapping;
+
+  private IngestToBronze(FieldMapping mapping) {
+    this.mapping = mapping;
+  }
+
   public static IngestToBronze create() {
-    return new IngestToBronze();
+    return new IngestToBronze(FieldMapping.NONE);
+  }
+
+  /** Maps each record's fields ({@link FieldMapping}) before the rules read them. */
+  public IngestToBronze withMapping(FieldMapping mapping) {
+    return new IngestToBronze(mapping);
   }
 
   @Override
   public PCollectionTuple expand(PCollection<RawEvent> raw) {
     return raw.apply(
         "ParseRawEvent",
-        ParDo.of(new ParseRawEventFn()).withOutputTags(EVENTS, TupleTagList.of(DEAD_LETTERS)));
+        ParDo.of(new ParseRawEventFn(mapping))
+            .withOutputTags(EVENTS, TupleTagList.of(DEAD_LETTERS)));
   }
 
   /** Classifies one raw line; {@link #classify} is the whole rule, for tests and tools. */
@@ -48,13 +61,18 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
     private static final org.apache.beam.sdk.metrics.Counter ACCEPTED =
         Rejections.accepted(DeadLetter.BRONZE);
     private final Rejections.Examples rejections = new Rejections.Examples();
+    private final FieldMapping mapping;
+
+    ParseRawEventFn(FieldMapping mapping) {
+      this.mapping = mapping;
+    }
 
     @ProcessElement
     public void process(@Element RawEvent raw, MultiOutputReceiver out) {
       Instant now = Instant.now();
       BronzeEvent event;
       try {
-        event = classify(raw, now);
+        event = classify(raw, now, mapping);
       } catch (RuntimeException thrown) {
         InvalidRecordException e = Failsafe.rejection(thrown);
         DeadLetter letter = DeadLetter.rejectedLine(DeadLetter.BRONZE, e, raw, now);
@@ -81,7 +99,12 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
    *     wrong_type:device_id}, {@code missing_ts}, {@code invalid_ts} or {@code unknown_event_type}
    */
   public static BronzeEvent classify(RawEvent raw, Instant ingestTs) {
-    ObjectNode json = raw.jsonObject();
+    return classify(raw, ingestTs, FieldMapping.NONE);
+  }
+
+  /** {@link #classify(RawEvent, Instant)} of the record's fields as {@code mapping} maps them. */
+  public static BronzeEvent classify(RawEvent raw, Instant ingestTs, FieldMapping mapping) {
+    ObjectNode json = mapping.apply(raw.jsonObject());
     String deviceId = Json.requireText(json, "device_id");
     Instant ts = EventTimestamps.parse(json.get("ts"), "ts");
     return BronzeEvent.of(

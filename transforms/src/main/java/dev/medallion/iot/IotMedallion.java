@@ -1,6 +1,7 @@
 package dev.medallion.iot;
 
 import dev.medallion.core.DeadLetter;
+import dev.medallion.core.FieldMapping;
 import dev.medallion.core.RawEvent;
 import java.util.HashMap;
 import java.util.Map;
@@ -44,37 +45,49 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
   private final Duration allowedLateness;
   private final Duration watermarkSlack;
   private final Duration maxAheadOfArrival;
+  private final FieldMapping mapping;
 
   private IotMedallion(
       Map<String, Device> registry,
       Duration allowedLateness,
       Duration watermarkSlack,
-      Duration maxAheadOfArrival) {
+      Duration maxAheadOfArrival,
+      FieldMapping mapping) {
     this.registry = new HashMap<>(registry);
     this.allowedLateness = allowedLateness;
     this.watermarkSlack = watermarkSlack;
     this.maxAheadOfArrival = maxAheadOfArrival;
+    this.mapping = mapping;
   }
 
   /** The medallion enriching with {@code registry} (device id → device). */
   public static IotMedallion withRegistry(Map<String, Device> registry) {
     return new IotMedallion(
-        registry, ALLOWED_LATENESS, WATERMARK_SLACK, ValidateAndEnrich.MAX_AHEAD_OF_ARRIVAL);
+        registry,
+        ALLOWED_LATENESS,
+        WATERMARK_SLACK,
+        ValidateAndEnrich.MAX_AHEAD_OF_ARRIVAL,
+        FieldMapping.NONE);
   }
 
   /** See {@link WindowedDeviceStats#of}. */
   public IotMedallion withLateness(Duration allowedLateness, Duration watermarkSlack) {
-    return new IotMedallion(registry, allowedLateness, watermarkSlack, maxAheadOfArrival);
+    return new IotMedallion(registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping);
   }
 
   /** See {@link ValidateAndEnrich#withMaxAheadOfArrival}. */
   public IotMedallion withMaxAheadOfArrival(Duration max) {
-    return new IotMedallion(registry, allowedLateness, watermarkSlack, max);
+    return new IotMedallion(registry, allowedLateness, watermarkSlack, max, mapping);
+  }
+
+  /** See {@link IngestToBronze#withMapping}. */
+  public IotMedallion withMapping(FieldMapping mapping) {
+    return new IotMedallion(registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping);
   }
 
   @Override
   public PCollectionTuple expand(PCollection<RawEvent> raw) {
-    PCollectionTuple bronze = raw.apply("Bronze", IngestToBronze.create());
+    PCollectionTuple bronze = raw.apply("Bronze", IngestToBronze.create().withMapping(mapping));
     PCollectionTuple silver =
         bronze
             .get(BRONZE)

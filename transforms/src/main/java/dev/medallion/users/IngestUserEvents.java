@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.medallion.core.DeadLetter;
 import dev.medallion.core.EventTimestamps;
 import dev.medallion.core.Failsafe;
+import dev.medallion.core.FieldMapping;
 import dev.medallion.core.InvalidRecordException;
 import dev.medallion.core.JsonFields;
 import dev.medallion.core.RawEvent;
@@ -31,9 +32,11 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
   public static final TupleTag<DeadLetter> DEAD_LETTERS = DeadLetter.TAG;
 
   private final Instant ingestTs;
+  private final FieldMapping mapping;
 
-  private IngestUserEvents(Instant ingestTs) {
+  private IngestUserEvents(Instant ingestTs, FieldMapping mapping) {
     this.ingestTs = ingestTs;
+    this.mapping = mapping;
   }
 
   /**
@@ -41,14 +44,19 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
    *     first ingested copy" of a duplicate is well defined
    */
   public static IngestUserEvents at(Instant ingestTs) {
-    return new IngestUserEvents(ingestTs);
+    return new IngestUserEvents(ingestTs, FieldMapping.NONE);
+  }
+
+  /** Maps each record's fields ({@link FieldMapping}) before the rules read them. */
+  public IngestUserEvents withMapping(FieldMapping mapping) {
+    return new IngestUserEvents(ingestTs, mapping);
   }
 
   @Override
   public PCollectionTuple expand(PCollection<RawEvent> lines) {
     return lines.apply(
         "ParseUserEvent",
-        ParDo.of(new ParseUserEventFn(ingestTs))
+        ParDo.of(new ParseUserEventFn(ingestTs, mapping))
             .withOutputTags(EVENTS, TupleTagList.of(DEAD_LETTERS)));
   }
 
@@ -58,27 +66,29 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
    * (the first read has them).
    */
   public static PTransform<PCollection<RawEvent>, PCollection<UserEventBronze>> again(
-      Instant ingestTs) {
+      Instant ingestTs, FieldMapping mapping) {
     return new PTransform<>() {
       @Override
       public PCollection<UserEventBronze> expand(PCollection<RawEvent> lines) {
-        return lines.apply("ParseUserEventAgain", ParDo.of(new ParseAgainFn(ingestTs)));
+        return lines.apply("ParseUserEventAgain", ParDo.of(new ParseAgainFn(ingestTs, mapping)));
       }
     };
   }
 
   static class ParseAgainFn extends DoFn<RawEvent, UserEventBronze> {
     private final Instant now;
+    private final FieldMapping mapping;
 
-    ParseAgainFn(Instant ingestTs) {
+    ParseAgainFn(Instant ingestTs, FieldMapping mapping) {
       this.now = ingestTs;
+      this.mapping = mapping;
     }
 
     @ProcessElement
     public void process(@Element RawEvent raw, OutputReceiver<UserEventBronze> out) {
       UserEventBronze event;
       try {
-        event = parse(raw, now);
+        event = parse(raw, now, mapping);
       } catch (RuntimeException rejected) {
         return; // the first read dead-lettered and counted it
       }
@@ -91,16 +101,18 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
     private final Rejections.Examples rejections = new Rejections.Examples();
 
     private final Instant now;
+    private final FieldMapping mapping;
 
-    ParseUserEventFn(Instant ingestTs) {
+    ParseUserEventFn(Instant ingestTs, FieldMapping mapping) {
       this.now = ingestTs;
+      this.mapping = mapping;
     }
 
     @ProcessElement
     public void process(@Element RawEvent raw, MultiOutputReceiver out) {
       UserEventBronze event;
       try {
-        event = parse(raw, now);
+        event = parse(raw, now, mapping);
       } catch (RuntimeException thrown) {
         InvalidRecordException e = Failsafe.rejection(thrown);
         DeadLetter letter = DeadLetter.rejectedLine(DeadLetter.BRONZE, e, raw, now);
@@ -122,7 +134,12 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
    *     not_json}, {@code not_object} or {@code trailing_data}
    */
   public static UserEventBronze parse(RawEvent raw, Instant ingestTs) {
-    ObjectNode json = raw.jsonObject();
+    return parse(raw, ingestTs, FieldMapping.NONE);
+  }
+
+  /** {@link #parse(RawEvent, Instant)} of the record's fields as {@code mapping} maps them. */
+  public static UserEventBronze parse(RawEvent raw, Instant ingestTs, FieldMapping mapping) {
+    ObjectNode json = mapping.apply(raw.jsonObject());
     JsonFields fields = new JsonFields(json);
     return UserEventBronze.of(fields, timestampOrNote(json, fields), raw, ingestTs);
   }

@@ -1,6 +1,7 @@
 package dev.medallion.users;
 
 import dev.medallion.core.DeadLetter;
+import dev.medallion.core.FieldMapping;
 import dev.medallion.core.RawEvent;
 import dev.medallion.core.Replay;
 import java.util.List;
@@ -45,40 +46,51 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
   private final Duration maxAheadOfIngest;
   private final transient Replay<RawEvent> newLines;
   private final transient Replay<UserEventBronze> earlierBronze;
+  private final FieldMapping mapping;
 
   private UserFeaturesMedallion(
       Instant ingestTs,
       String asOf,
       Duration maxAheadOfIngest,
       Replay<RawEvent> newLines,
-      Replay<UserEventBronze> earlierBronze) {
+      Replay<UserEventBronze> earlierBronze,
+      FieldMapping mapping) {
     this.ingestTs = ingestTs;
     this.asOf = asOf;
     this.maxAheadOfIngest = maxAheadOfIngest;
     this.newLines = newLines;
     this.earlierBronze = earlierBronze;
+    this.mapping = mapping;
   }
 
   /** New lines are stamped as ingested at {@code ingestTs}. */
   public static UserFeaturesMedallion ingestedAt(Instant ingestTs) {
     return new UserFeaturesMedallion(
-        ingestTs, "", CleanUserEvents.MAX_AHEAD_OF_INGEST, nothing(), nothing());
+        ingestTs, "", CleanUserEvents.MAX_AHEAD_OF_INGEST, nothing(), nothing(), FieldMapping.NONE);
   }
 
   /** This run's new lines, and the Bronze rows earlier runs committed. */
   public UserFeaturesMedallion reading(
       Replay<RawEvent> newLines, Replay<UserEventBronze> earlierBronze) {
-    return new UserFeaturesMedallion(ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze);
+    return new UserFeaturesMedallion(
+        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping);
   }
 
   /** The snapshot date {@code YYYY-MM-DD}; empty: the latest event date in Silver. */
   public UserFeaturesMedallion asOf(String date) {
-    return new UserFeaturesMedallion(ingestTs, date, maxAheadOfIngest, newLines, earlierBronze);
+    return new UserFeaturesMedallion(
+        ingestTs, date, maxAheadOfIngest, newLines, earlierBronze, mapping);
   }
 
   /** See {@link CleanUserEvents#withMaxAheadOfIngest}. */
   public UserFeaturesMedallion withMaxAheadOfIngest(Duration max) {
-    return new UserFeaturesMedallion(ingestTs, asOf, max, newLines, earlierBronze);
+    return new UserFeaturesMedallion(ingestTs, asOf, max, newLines, earlierBronze, mapping);
+  }
+
+  /** See {@link IngestUserEvents#withMapping}: the new lines' fields, on both reads. */
+  public UserFeaturesMedallion withMapping(FieldMapping mapping) {
+    return new UserFeaturesMedallion(
+        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping);
   }
 
   @Override
@@ -88,7 +100,7 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
     PCollectionTuple bronze =
         newLines
             .read(begin, "ReadNewLines", List.of())
-            .apply("Bronze", IngestUserEvents.at(ingestTs));
+            .apply("Bronze", IngestUserEvents.at(ingestTs).withMapping(mapping));
     // 2) All of Bronze → the quarantine and the decisions: repeated instants, the snapshot date.
     PCollectionTuple decided =
         PCollectionList.of(earlierBronze.read(begin, "ReadEarlierBronze", List.of()))
@@ -108,7 +120,7 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
             .and(
                 newLines
                     .read(begin, "RereadNewLines", decisions)
-                    .apply("BronzeAgain", IngestUserEvents.again(ingestTs)))
+                    .apply("BronzeAgain", IngestUserEvents.again(ingestTs, mapping)))
             .apply("AllBronzeAgain", Flatten.pCollections())
             .apply("Silver", silver.keep(repeated));
     PCollection<UserEvent> events = kept.get(CleanUserEvents.EVENTS);
