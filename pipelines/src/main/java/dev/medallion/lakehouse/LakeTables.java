@@ -758,10 +758,6 @@ public final class LakeTables implements AutoCloseable {
     return write(plan);
   }
 
-  public static String toJson(List<String> files) {
-    return write(files);
-  }
-
   private static String write(Object value) {
     try {
       return Json.mapper().writeValueAsString(value);

@@ -177,9 +177,9 @@ public final class IotJob {
   }
 
   /**
-   * The files a replay ingests: those of {@code --input} no earlier replay committed to Bronze
-   * (null when the stage reads the generator or a table); an empty list means there is nothing new,
-   * said on stderr.
+   * The files a replay ingests: those of {@code --input} no earlier replay committed to Bronze,
+   * with their versions (null when the stage reads the generator or a table); no fresh file means
+   * there is nothing new, said on stderr, as are the ingested files that changed since.
    */
   private static InputFiles.@Nullable NewInput replayFiles(
       Stage stage, IotOptions options, LakeTables tables, String name) throws IOException {
