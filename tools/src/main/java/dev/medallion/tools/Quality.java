@@ -117,8 +117,20 @@ public class Quality implements Callable<Integer> {
   /** One check: what, its measured value, its threshold, the verdict. */
   public record Check(String name, String metric, double value, String threshold, boolean passed) {}
 
-  /** A table's report. */
-  public record Report(String table, long rows, List<Check> checks) {
+  /**
+   * A table's report: when and where it was scanned, its rows, each column's nulls, the groups of
+   * rows that share the duplicate key, the records removed before this layer (dead letters by stage
+   * and reason, and Silver's duplicates), and the checks.
+   */
+  public record Report(
+      String table,
+      String scannedAt,
+      String source,
+      long rows,
+      Map<String, Long> nullCounts,
+      long duplicateGroups,
+      Map<String, Long> removedUpstream,
+      List<Check> checks) {
     public boolean passed() {
       return checks.stream().allMatch(Check::passed);
     }
@@ -169,9 +181,11 @@ public class Quality implements Callable<Integer> {
             minRows == null ? base.minRows() : minRows);
     List<Check> checks = new ArrayList<>();
     try (LakeSql sql = LakeSql.open(lakehouse, cache)) {
+      String scannedAt = java.time.Instant.now().toString();
+      String source = lakehouse.replaceAll("/+$", "") + "/" + table.path();
       if (!sql.has(tableName)) {
         checks.add(new Check("row count", "rows", 0, ">= " + p.minRows(), p.minRows() <= 0));
-        return new Report(tableName, 0, checks);
+        return new Report(tableName, scannedAt, source, 0, Map.of(), 0, Map.of(), checks);
       }
       long rows = sql.scalarLong("SELECT count(*) FROM " + tableName);
       checks.add(new Check("row count", "rows", rows, ">= " + p.minRows(), rows >= p.minRows()));
@@ -181,6 +195,22 @@ public class Quality implements Callable<Integer> {
         checks.add(new Check("distinct " + p.entity(), "count", distinct, ">= 1", distinct >= 1));
       }
       List<String> columns = columns(sql, tableName);
+      Map<String, Long> nullCounts = new java.util.LinkedHashMap<>();
+      List<Object> nulls0 =
+          sql.rows(
+                  "SELECT "
+                      + String.join(
+                          ", ",
+                          columns.stream()
+                              .map(c -> "count(*) - count(" + LakeSql.quote(c) + ")")
+                              .toList())
+                      + " FROM "
+                      + tableName)
+              .get(0);
+      for (int i = 0; i < columns.size(); i++) {
+        nullCounts.put(columns.get(i), ((Number) nulls0.get(i)).longValue());
+      }
+      long duplicateGroups = 0;
       for (String key : p.keyColumns()) {
         if (!columns.contains(key)) {
           continue; // reported by the schema check
@@ -198,6 +228,13 @@ public class Quality implements Callable<Integer> {
       }
       if (!p.duplicateKey().isEmpty() && columns.containsAll(p.duplicateKey())) {
         String key = String.join(", ", p.duplicateKey());
+        duplicateGroups =
+            sql.scalarLong(
+                "SELECT count(*) FROM (SELECT "
+                    + key
+                    + " FROM "
+                    + tableName
+                    + " GROUP BY ALL HAVING count(*) > 1)");
         long extra =
             rows
                 - sql.scalarLong(
@@ -219,8 +256,43 @@ public class Quality implements Callable<Integer> {
               problems.size(),
               "= 0",
               problems.isEmpty()));
-      return new Report(tableName, rows, checks);
+      return new Report(
+          tableName,
+          scannedAt,
+          source,
+          rows,
+          nullCounts,
+          duplicateGroups,
+          removedUpstream(sql, tableName),
+          checks);
     }
+  }
+
+  /**
+   * The records removed on the way to {@code table}, from its pipeline's quarantine: {@code
+   * "<stage> <reason>"} → count, for every stage up to and including the table's own (for Silver:
+   * Bronze's dead letters, Silver's quarantine and its duplicates).
+   */
+  static Map<String, Long> removedUpstream(LakeSql sql, String table) throws Exception {
+    String quarantine = table.contains("user") ? "quarantine_user_events" : "quarantine_iot_events";
+    List<String> stages =
+        table.startsWith("gold")
+            ? List.of("bronze", "silver", "gold")
+            : table.startsWith("silver") ? List.of("bronze", "silver") : List.of("bronze");
+    Map<String, Long> out = new java.util.TreeMap<>();
+    if (stages.isEmpty() || !sql.has(quarantine)) {
+      return out;
+    }
+    for (List<Object> row :
+        sql.rows(
+            "SELECT stage || ' ' || split_part(reason, ':', 1), count(*) FROM "
+                + quarantine
+                + " WHERE stage IN ('"
+                + String.join("', '", stages)
+                + "') GROUP BY 1 ORDER BY 1")) {
+      out.put(String.valueOf(row.get(0)), ((Number) row.get(1)).longValue());
+    }
+    return out;
   }
 
   private static List<String> columns(LakeSql sql, String view) throws Exception {
@@ -259,8 +331,15 @@ public class Quality implements Callable<Integer> {
   static String toJson(Report r) throws Exception {
     ObjectNode root = Json.mapper().createObjectNode();
     root.put("table", r.table());
+    root.put("scanned_at", r.scannedAt());
+    root.put("source", r.source());
     root.put("rows", r.rows());
     root.put("passed", r.passed());
+    ObjectNode nulls = root.putObject("null_counts");
+    r.nullCounts().forEach(nulls::put);
+    root.put("duplicate_groups", r.duplicateGroups());
+    ObjectNode removed = root.putObject("removed_upstream");
+    r.removedUpstream().forEach(removed::put);
     ArrayNode checks = root.putArray("checks");
     for (Check c : r.checks()) {
       checks
@@ -281,6 +360,11 @@ public class Quality implements Callable<Integer> {
         .append(": ")
         .append(r.rows())
         .append(" rows.\n\n");
+    md.append("Scanned ")
+        .append(r.scannedAt())
+        .append(" from `")
+        .append(r.source())
+        .append("`.\n\n");
     md.append("| check | value | threshold | result |\n|---|---|---|---|\n");
     for (Check c : r.checks()) {
       md.append("| ")
@@ -293,6 +377,16 @@ public class Quality implements Callable<Integer> {
           .append(" | ")
           .append(c.passed() ? "pass" : "**FAIL**")
           .append(" |\n");
+    }
+    md.append("\nDuplicate groups (rows sharing the duplicate key): ")
+        .append(r.duplicateGroups())
+        .append(".\n\n| column | nulls |\n|---|---|\n");
+    r.nullCounts()
+        .forEach((c, n) -> md.append("| ").append(c).append(" | ").append(n).append(" |\n"));
+    if (!r.removedUpstream().isEmpty()) {
+      md.append("\n| removed upstream (stage, reason) | records |\n|---|---|\n");
+      r.removedUpstream()
+          .forEach((k, n) -> md.append("| ").append(k).append(" | ").append(n).append(" |\n"));
     }
     return md.toString();
   }

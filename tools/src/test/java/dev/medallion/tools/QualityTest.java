@@ -64,13 +64,39 @@ class QualityTest {
       JsonNode report = Json.mapper().readTree(json.toFile());
       assertThat(report.get("passed").asBoolean()).isTrue();
       assertThat(report.get("rows").asLong()).isEqualTo(65);
+      assertThat(report.get("source").asText())
+          .isEqualTo(lake + "/" + dev.medallion.lakehouse.Lakehouse.SILVER_USERS);
+      assertThat(java.time.Instant.parse(report.get("scanned_at").asText())).isNotNull();
+      // Silver's nullable columns: the kept events have no null key, some lack a session.
+      assertThat(report.get("null_counts").get("user_id").asLong()).isZero();
+      assertThat(report.get("null_counts").has("session_id")).isTrue();
+      assertThat(report.get("duplicate_groups").asLong()).isZero();
+      // testdata/users/expected/first-counts.json: 3 Bronze dead letters, 9 quarantined in
+      // Silver, 2 duplicates removed.
+      long bronzeDead = 0;
+      long quarantined = 0;
+      long duplicates = 0;
+      for (var e :
+          (Iterable<java.util.Map.Entry<String, JsonNode>>)
+              () -> report.get("removed_upstream").fields()) {
+        if (e.getKey().startsWith("bronze ")) {
+          bronzeDead += e.getValue().asLong();
+        } else if (e.getKey().equals("silver duplicate")) {
+          duplicates += e.getValue().asLong();
+        } else {
+          quarantined += e.getValue().asLong();
+        }
+      }
+      assertThat(List.of(bronzeDead, quarantined, duplicates)).containsExactly(3L, 9L, 2L);
       String md =
           Files.readString(
               reports.resolve(
                   names.stream().filter(n -> n.endsWith(".md")).findFirst().orElseThrow()));
       assertThat(md)
           .contains("# Data quality: `silver_user_events`")
-          .contains("| nulls in user_id");
+          .contains("| nulls in user_id")
+          .contains("Scanned ")
+          .contains("| silver duplicate | 2 |");
     }
   }
 
