@@ -12,12 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 class ChangedInputTest {
   @TempDir Path tmp;
 
-  private static long count(Path lake, String sql) throws Exception {
-    try (LakeSql s = new LakeSql(lake.toString())) {
-      return s.scalarLong(sql);
-    }
-  }
-
   @Test
   void aChangedUsersFileIsNamedAndSkippedAndANewOneIsRead() throws Exception {
     Path in = tmp.resolve("in");
@@ -27,7 +21,7 @@ class ChangedInputTest {
     Path lake = tmp.resolve("lake");
     String input = "--input=" + in + "/*.ndjson";
     assertThat(FaultsTest.medallion("users", input, "--lakehouse=" + lake).code()).isZero();
-    long bronze = count(lake, "SELECT count(*) FROM bronze_user_events");
+    long bronze = Runs.count(lake, "SELECT count(*) FROM bronze_user_events");
 
     Files.writeString(
         a,
@@ -45,15 +39,15 @@ class ChangedInputTest {
     assertThat(again.out()).contains("bronze : 1 new file(s)");
     long b = Files.readAllLines(in.resolve("b.ndjson")).size();
     assertThat(
-            count(
+            Runs.count(
                 lake, "SELECT count(*) FROM bronze_user_events WHERE source_file LIKE '%a.ndjson'"))
         .as("a.ndjson's Bronze rows are what the first run read")
         .isEqualTo(bronze);
     assertThat(
-            count(
+            Runs.count(
                     lake,
                     "SELECT count(*) FROM bronze_user_events WHERE source_file LIKE '%b.ndjson'")
-                + count(
+                + Runs.count(
                     lake,
                     "SELECT count(*) FROM quarantine_user_events"
                         + " WHERE stage = 'bronze' AND source_name LIKE '%b.ndjson'"))

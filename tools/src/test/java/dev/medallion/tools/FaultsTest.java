@@ -49,12 +49,6 @@ class FaultsTest {
     return ChildJvm.start(tmp.resolve(log), List.of(), args);
   }
 
-  private static long count(Path lake, String sql) throws Exception {
-    try (LakeSql s = new LakeSql(lake.toString())) {
-      return s.scalarLong(sql);
-    }
-  }
-
   private Path usersInput(String name) throws Exception {
     Path in = tmp.resolve(name);
     Files.createDirectories(in);
@@ -93,7 +87,7 @@ class FaultsTest {
 
     assertThat(child.waitFor(3, TimeUnit.MINUTES)).isTrue();
     assertThat(child.exitValue()).as(Files.readString(tmp.resolve("live.log"))).isZero();
-    assertThat(count(lake, "SELECT count(*) FROM gold_device_minute")).isPositive();
+    assertThat(Runs.count(lake, "SELECT count(*) FROM gold_device_minute")).isPositive();
     // Once the live run ended, the same users run goes through, and loses nothing.
     Outcome after =
         medallion("users", "--lakehouse=" + lake, "--input=" + a + "/*", "--runId=second");
@@ -104,8 +98,9 @@ class FaultsTest {
         lines += Files.readAllLines(f).size();
       }
     }
-    long rows = count(lake, "SELECT count(*) FROM bronze_user_events");
-    long dead = count(lake, "SELECT count(*) FROM quarantine_user_events WHERE stage = 'bronze'");
+    long rows = Runs.count(lake, "SELECT count(*) FROM bronze_user_events");
+    long dead =
+        Runs.count(lake, "SELECT count(*) FROM quarantine_user_events WHERE stage = 'bronze'");
     assertThat(rows + dead).isEqualTo(lines);
   }
 
@@ -164,7 +159,7 @@ class FaultsTest {
     Outcome first =
         medallion("users", "--lakehouse=" + lake, "--input=" + a + "/*", "--runId=daily");
     assertThat(first.code()).as(first.err()).isZero();
-    long bronze = count(lake, "SELECT count(*) FROM bronze_user_events");
+    long bronze = Runs.count(lake, "SELECT count(*) FROM bronze_user_events");
     assertThat(bronze).isPositive();
 
     Path b = tmp.resolve("b");
@@ -177,7 +172,7 @@ class FaultsTest {
             "users", "--lakehouse=" + lake, "--input=" + a + "/*," + b + "/*", "--runId=daily");
     assertThat(again.code()).isEqualTo(2);
     assertThat(again.err()).contains("run id 'daily' was already used").doesNotContain("\tat ");
-    assertThat(count(lake, "SELECT count(*) FROM bronze_user_events")).isEqualTo(bronze);
+    assertThat(Runs.count(lake, "SELECT count(*) FROM bronze_user_events")).isEqualTo(bronze);
 
     Path iot = tmp.resolve("iot");
     Outcome run =
@@ -188,7 +183,7 @@ class FaultsTest {
             "--input=" + Runs.EVENTS,
             "--runId=daily");
     assertThat(run.code()).as(run.err()).isZero();
-    long iotBronze = count(iot, "SELECT count(*) FROM bronze_iot_events");
+    long iotBronze = Runs.count(iot, "SELECT count(*) FROM bronze_iot_events");
     Path copy = tmp.resolve("copy.ndjson");
     Files.copy(Runs.EVENTS, copy);
     Outcome runAgain =
@@ -200,7 +195,7 @@ class FaultsTest {
             "--runId=daily");
     assertThat(runAgain.code()).isEqualTo(2);
     assertThat(runAgain.err()).contains("run id 'daily' was already used");
-    assertThat(count(iot, "SELECT count(*) FROM bronze_iot_events")).isEqualTo(iotBronze);
+    assertThat(Runs.count(iot, "SELECT count(*) FROM bronze_iot_events")).isEqualTo(iotBronze);
   }
 
   @Test
@@ -235,10 +230,11 @@ class FaultsTest {
     assertThat(rerun.err()).contains("removed the uncommitted files of killed run(s) [killed]");
     // Every line of the input exactly once, in Bronze or as a Bronze dead letter.
     long lines = Files.readAllLines(Runs.EVENTS).size();
-    long rows = count(lake, "SELECT count(*) FROM bronze_iot_events");
-    long dead = count(lake, "SELECT count(*) FROM quarantine_iot_events WHERE stage = 'bronze'");
+    long rows = Runs.count(lake, "SELECT count(*) FROM bronze_iot_events");
+    long dead =
+        Runs.count(lake, "SELECT count(*) FROM quarantine_iot_events WHERE stage = 'bronze'");
     assertThat(rows + dead).isEqualTo(lines);
-    assertThat(count(lake, "SELECT count(*) - count(DISTINCT source) FROM bronze_iot_events"))
+    assertThat(Runs.count(lake, "SELECT count(*) - count(DISTINCT source) FROM bronze_iot_events"))
         .isZero();
     assertThat(
             Validate.validate(lake.toString(), Runs.EVENTS.toString()).stream()
@@ -252,7 +248,7 @@ class FaultsTest {
             "run", "--lakehouse=" + lake, "--devices=" + Runs.DEVICES, "--input=" + Runs.EVENTS);
     assertThat(third.code()).isZero();
     assertThat(third.err()).contains("already ingested");
-    assertThat(count(lake, "SELECT count(*) FROM bronze_iot_events")).isEqualTo(rows);
+    assertThat(Runs.count(lake, "SELECT count(*) FROM bronze_iot_events")).isEqualTo(rows);
   }
 
   private static boolean hasParquet(Path dir) throws Exception {
@@ -271,14 +267,15 @@ class FaultsTest {
     assertThat(medallion(concat("bronze", common, "--input=" + Runs.EVENTS)).code()).isZero();
     assertThat(medallion(concat("silver", common)).code()).isZero();
     assertThat(medallion(concat("gold", common)).code()).isZero();
-    long silver = count(lake, "SELECT count(*) FROM silver_sensor_readings");
-    long gold = count(lake, "SELECT count(*) FROM gold_device_minute");
-    long quarantined = count(lake, "SELECT count(*) FROM quarantine_iot_events");
+    long silver = Runs.count(lake, "SELECT count(*) FROM silver_sensor_readings");
+    long gold = Runs.count(lake, "SELECT count(*) FROM gold_device_minute");
+    long quarantined = Runs.count(lake, "SELECT count(*) FROM quarantine_iot_events");
     assertThat(medallion(concat("silver", common)).code()).isZero();
     assertThat(medallion(concat("gold", common)).code()).isZero();
-    assertThat(count(lake, "SELECT count(*) FROM silver_sensor_readings")).isEqualTo(silver);
-    assertThat(count(lake, "SELECT count(*) FROM gold_device_minute")).isEqualTo(gold);
-    assertThat(count(lake, "SELECT count(*) FROM quarantine_iot_events")).isEqualTo(quarantined);
+    assertThat(Runs.count(lake, "SELECT count(*) FROM silver_sensor_readings")).isEqualTo(silver);
+    assertThat(Runs.count(lake, "SELECT count(*) FROM gold_device_minute")).isEqualTo(gold);
+    assertThat(Runs.count(lake, "SELECT count(*) FROM quarantine_iot_events"))
+        .isEqualTo(quarantined);
   }
 
   private static String[] concat(String command, String[] common, String... more) {
@@ -373,8 +370,9 @@ class FaultsTest {
           lines += Files.readAllLines(f).size();
         }
       }
-      long rows = count(lake, "SELECT count(*) FROM bronze_user_events");
-      long dead = count(lake, "SELECT count(*) FROM quarantine_user_events WHERE stage = 'bronze'");
+      long rows = Runs.count(lake, "SELECT count(*) FROM bronze_user_events");
+      long dead =
+          Runs.count(lake, "SELECT count(*) FROM quarantine_user_events WHERE stage = 'bronze'");
       assertThat(rows + dead).isEqualTo(lines);
     } finally {
       sh("umount", mount.toString());

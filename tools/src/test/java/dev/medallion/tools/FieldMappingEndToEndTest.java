@@ -17,12 +17,6 @@ class FieldMappingEndToEndTest {
 
   private static final Path MAPPINGS = Runs.TESTDATA.resolve("mappings");
 
-  private static List<List<Object>> rows(Path lake, String sql) throws Exception {
-    try (LakeSql s = new LakeSql(lake.toString())) {
-      return s.rows(sql);
-    }
-  }
-
   @Test
   void aGlueExportOfUserEventsIsReadThroughItsMapping() throws Exception {
     Path lake = tmp.resolve("lake");
@@ -39,7 +33,7 @@ class FieldMappingEndToEndTest {
         .contains("5 lines = 5 rows + 0 dead letters")
         .contains("5 bronze rows = 3 kept + 1 quarantined + 1 duplicates removed");
     assertThat(
-            rows(
+            Runs.rows(
                 lake,
                 "SELECT user_id, event_id, price, device, strftime(event_timestamp, '%Y-%m-%dT%H:%M:%SZ')"
                     + " FROM silver_user_events ORDER BY event_id"))
@@ -48,7 +42,7 @@ class FieldMappingEndToEndTest {
             List.of("42", "9002", 19.99, "mobile", "2026-11-27T09:05:00Z"),
             java.util.Arrays.asList("u-7", "9003", null, "unknown", "2026-11-28T16:30:00Z"));
     assertThat(
-            rows(
+            Runs.rows(
                 lake,
                 "SELECT user_id, event_count, view_count, purchase_count, click_count,"
                     + " last_event_type FROM gold_user_features ORDER BY user_id"))
@@ -56,7 +50,7 @@ class FieldMappingEndToEndTest {
             List.of("42", 2L, 1L, 1L, 0L, "purchase"), List.of("u-7", 1L, 0L, 0L, 1L, "click"));
     // The raw line is the document as it came, ML fields included.
     assertThat(
-            rows(lake, "SELECT raw_line FROM bronze_user_events WHERE source LIKE '%#2'")
+            Runs.rows(lake, "SELECT raw_line FROM bronze_user_events WHERE source LIKE '%#2'")
                 .get(0)
                 .get(0)
                 .toString())
@@ -80,7 +74,7 @@ class FieldMappingEndToEndTest {
     // unit comes from the sensor type. Vibration and tilt are not sensor types the rules know yet
     // (a sensor catalog is not built): they are quarantined with that reason, not lost.
     assertThat(
-            rows(
+            Runs.rows(
                 lake,
                 "SELECT device_id, site, sensor_type, value, unit, epoch_ms(event_ts)"
                     + " FROM silver_sensor_readings ORDER BY device_id"))
@@ -88,7 +82,8 @@ class FieldMappingEndToEndTest {
             List.of("101", "porto", "temperature", 7.25, "C", 1795946401123L),
             List.of("102", "porto", "temperature", 6.5, "C", 1795946402654L));
     assertThat(
-            rows(lake, "SELECT reason, count(*) FROM quarantine_iot_events GROUP BY 1 ORDER BY 1"))
+            Runs.rows(
+                lake, "SELECT reason, count(*) FROM quarantine_iot_events GROUP BY 1 ORDER BY 1"))
         .containsExactly(List.of("invalid_sensor_type", 3L), List.of("unknown_device", 1L));
   }
 

@@ -13,6 +13,20 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
 
 /** Runs a stage of the IoT pipeline the way {@code main} does, for tests. */
 final class Runs {
+  /** One number a query over a lakehouse's committed tables gives. */
+  static long count(Path lake, String sql) throws Exception {
+    try (LakeSql s = new LakeSql(lake.toString())) {
+      return s.scalarLong(sql);
+    }
+  }
+
+  /** The rows a query over a lakehouse's committed tables gives. */
+  static List<List<Object>> rows(Path lake, String sql) throws Exception {
+    try (LakeSql s = new LakeSql(lake.toString())) {
+      return s.rows(sql);
+    }
+  }
+
   static final Path TESTDATA = Path.of("..", "testdata").toAbsolutePath().normalize();
   static final Path EVENTS = TESTDATA.resolve("iot/events.ndjson");
   static final Path DEVICES = TESTDATA.resolve("devices.csv");
