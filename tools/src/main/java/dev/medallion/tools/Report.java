@@ -54,7 +54,9 @@ final class Report {
         c,
         s.examples(),
         List.of("bronze_user", "silver_user", "gold_user"),
-        bronzeKept + bronzeDead,
+        // Silver checks all of Bronze, earlier runs' rows too: what it read, plus this run's
+        // dead letters, is what the rejections are a share of.
+        bronzeDead + kept + quarantined + duplicates,
         options);
   }
 

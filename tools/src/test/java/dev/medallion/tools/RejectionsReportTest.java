@@ -114,6 +114,26 @@ class RejectionsReportTest {
   }
 
   @Test
+  void theRejectedShareIsOfWhatSilverCheckedEarlierRunsRowsIncluded() throws Exception {
+    // The same 5-document export under three names, one run each: Silver checks all of Bronze
+    // every run, so the third sees 15 rows, 3 of them without a user (20 %), not 3 of 5 new lines.
+    Path lake = tmp.resolve("lake");
+    Path mapping = Runs.TESTDATA.resolve("mappings/glue-user-events.yaml");
+    FaultsTest.Outcome o = null;
+    for (String name : List.of("a.json", "b.json", "c.json")) {
+      Path copy = tmp.resolve(name);
+      Files.copy(Runs.TESTDATA.resolve("glue/user-events.json"), copy);
+      o =
+          FaultsTest.medallion(
+              "users", "--input=" + copy, "--mapping=" + mapping, "--lakehouse=" + lake);
+    }
+    assertThat(o.code()).as(o.out() + o.err()).isZero();
+    assertThat(o.out())
+        .contains("15 bronze rows = 3 kept + 3 quarantined + 9 duplicates removed")
+        .contains("rejected: 3 of 15 records read (20.0 %)");
+  }
+
+  @Test
   void anIotRunWithNothingKeptSaysGoldIsEmpty() throws Exception {
     Path pretty = tmp.resolve("readings.json");
     Files.writeString(
