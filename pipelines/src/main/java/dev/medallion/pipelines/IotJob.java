@@ -16,6 +16,7 @@ import dev.medallion.iot.DeviceRegistry;
 import dev.medallion.iot.Heartbeat;
 import dev.medallion.iot.IngestToBronze;
 import dev.medallion.iot.IotMedallion;
+import dev.medallion.iot.SensorCatalog;
 import dev.medallion.iot.SensorReading;
 import dev.medallion.iot.ValidateAndEnrich;
 import dev.medallion.iot.WindowedDeviceStats;
@@ -250,7 +251,8 @@ public final class IotJob {
                       IotMedallion.withRegistry(registry(o))
                           .withLateness(allowed, slack)
                           .withMaxAheadOfArrival(maxAhead)
-                          .withMapping(InputFiles.mapping(o.getMapping())));
+                          .withMapping(InputFiles.mapping(o.getMapping()))
+                          .withCatalog(sensorCatalog(o)));
           case BRONZE ->
               source(p, o, files)
                   .apply(
@@ -260,7 +262,9 @@ public final class IotJob {
               read(p, tables, Lakehouse.BRONZE_IOT, BronzeEvent.class, BronzeEvent::getEventTs)
                   .apply(
                       "Silver",
-                      ValidateAndEnrich.withRegistry(registry(o)).withMaxAheadOfArrival(maxAhead));
+                      ValidateAndEnrich.withRegistry(registry(o))
+                          .withMaxAheadOfArrival(maxAhead)
+                          .withCatalog(sensorCatalog(o)));
           case GOLD ->
               PCollectionTuple.of(
                       IotMedallion.READINGS,
@@ -349,6 +353,19 @@ public final class IotJob {
             o.getMissingHeartbeatRate());
   }
 
+  /** The sensor catalog of {@code --sensorCatalog}, else the built-in one. A clear error else. */
+  static SensorCatalog sensorCatalog(IotOptions o) {
+    if (o.getSensorCatalog().isBlank()) {
+      return SensorCatalog.DEFAULT;
+    }
+    try {
+      return SensorCatalog.load(o.getSensorCatalog());
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "cannot read the sensor catalog " + o.getSensorCatalog() + ": " + e.getMessage(), e);
+    }
+  }
+
   /**
    * The device registry: {@code --devices}; without it, the registry of the built-in generator's
    * devices ({@code --generatorDevices}). A replay of files ({@code --input}) needs its registry
@@ -357,6 +374,7 @@ public final class IotJob {
   static Map<String, Device> registry(IotOptions o) {
     InputFormat.of(o.getInputFormat()); // a wrong --inputFormat fails before anything starts
     InputFiles.mapping(o.getMapping()); // and so does a mapping file that is wrong
+    sensorCatalog(o); // or a sensor catalog
     if (o.getDevices().isEmpty()) {
       if (!o.getInput().isEmpty()) {
         throw new IllegalArgumentException(

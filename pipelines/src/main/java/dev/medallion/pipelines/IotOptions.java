@@ -18,6 +18,15 @@ public interface IotOptions extends LakehouseOptions, LatenessOptions, Generator
 
   void setDevices(String value);
 
+  @Description(
+      "Sensor catalog (YAML or JSON): the sensor types Silver keeps, their units, conversions,"
+          + " ranges and default units. Empty: the built-in catalog (temperature, humidity,"
+          + " pressure), transforms/src/main/resources/dev/medallion/iot/sensor-catalog.yaml.")
+  @Default.String("")
+  String getSensorCatalog();
+
+  void setSensorCatalog(String value);
+
   @Description("Seconds between two flushes of the table writers in streaming.")
   @Default.Integer(5)
   int getFlushSeconds();

@@ -4,6 +4,7 @@ import dev.medallion.core.InputFormat;
 import dev.medallion.core.JsonDocuments;
 import dev.medallion.iot.Device;
 import dev.medallion.iot.DeviceRegistry;
+import dev.medallion.iot.SensorCatalog;
 import dev.medallion.lakehouse.Catalog;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -54,12 +55,35 @@ public class Validate implements Callable<Integer> {
   String devices;
 
   @Option(
+      names = "--sensorCatalog",
+      description =
+          "The sensor catalog (YAML or JSON) the runs used, to check Silver's readings against its"
+              + " types, units and ranges. Default: the built-in catalog.")
+  String sensorCatalog;
+
+  @Option(
       names = "--maxRejectPct",
       defaultValue = "50",
       description =
           "The most of a source's lines (%) that may be rejected (Bronze dead letters and Silver"
               + " quarantine) before the check fails (default ${DEFAULT-VALUE}).")
   double maxRejectPct = 50;
+
+  /** SQL true for a reading of a type of {@code catalog} in its unit and range. */
+  static String validReading(SensorCatalog catalog) {
+    List<String> types = new ArrayList<>();
+    for (SensorCatalog.Sensor t : catalog.sensors()) {
+      types.add(
+          "(sensor_type = "
+              + literal(t.type())
+              + " AND unit = "
+              + literal(t.unit())
+              + (t.lo() == null ? "" : " AND value >= " + t.lo())
+              + (t.hi() == null ? "" : " AND value <= " + t.hi())
+              + ")");
+    }
+    return String.join(" OR ", types);
+  }
 
   /** One check's outcome. */
   public record Check(String layer, String name, boolean passed, String detail) {}
@@ -104,12 +128,14 @@ public class Validate implements Callable<Integer> {
 
   private List<Check> run(String lakehouse, Path cache) throws Exception {
     Map<String, Device> registry = devices == null ? null : DeviceRegistry.load(devices);
+    SensorCatalog catalog =
+        sensorCatalog == null ? SensorCatalog.DEFAULT : SensorCatalog.load(sensorCatalog);
     try (LakeSql sql = LakeSql.open(lakehouse, cache)) {
       boolean users = sql.has(U_BRONZE) || sql.has(U_SILVER) || sql.has(U_GOLD);
       boolean iot = sql.has("bronze_iot_events") || sql.has(QUARANTINE);
       if (iot || !users) {
         bronze(sql, input);
-        silver(sql);
+        silver(sql, catalog);
         if (registry != null) {
           registry(sql, registry);
         }
@@ -415,7 +441,7 @@ public class Validate implements Callable<Integer> {
                 : String.join("; ", missing));
   }
 
-  private void silver(LakeSql sql) throws Exception {
+  private void silver(LakeSql sql, SensorCatalog catalog) throws Exception {
     if (!sql.has("silver_sensor_readings") && !sql.has("silver_device_heartbeats")) {
       check("silver", "tables exist", false, "no Parquet files under silver/");
       return;
@@ -429,10 +455,8 @@ public class Validate implements Callable<Integer> {
               "SELECT count(*) FROM "
                   + readings
                   + " WHERE NOT ("
-                  + "(sensor_type = 'temperature' AND unit = 'C' AND value BETWEEN -40 AND 125)"
-                  + " OR (sensor_type = 'humidity' AND unit = '%' AND value BETWEEN 0 AND 100)"
-                  + " OR (sensor_type = 'pressure' AND unit = 'hPa' AND value BETWEEN 300 AND 1100))"
-                  + " OR site IS NULL OR device_id IS NULL OR event_ts IS NULL");
+                  + validReading(catalog)
+                  + ") OR site IS NULL OR device_id IS NULL OR event_ts IS NULL");
       check("silver", "readings: types, units and ranges valid", bad == 0, bad + " invalid rows");
     }
     if (heartbeats != null) {

@@ -59,32 +59,51 @@ class FieldMappingEndToEndTest {
   }
 
   @Test
-  void aPysparkBridgeStreamIsReadThroughItsMapping() throws Exception {
+  void aPysparkBridgeStreamIsReadThroughItsMappingAndItsSensorCatalog() throws Exception {
     Path lake = tmp.resolve("lake");
+    String devices = "--devices=" + Runs.TESTDATA.resolve("bridges/devices.csv");
+    String catalog = "--sensorCatalog=" + Runs.TESTDATA.resolve("catalogs/bridges.yaml");
     FaultsTest.Outcome o =
         FaultsTest.medallion(
             "run",
             "--input=" + Runs.TESTDATA.resolve("bridges/readings.ndjson"),
-            "--devices=" + Runs.TESTDATA.resolve("bridges/devices.csv"),
+            devices,
             "--mapping=" + MAPPINGS.resolve("pyspark-bridges.yaml"),
-            "--maxRejectPct=100",
+            catalog,
             "--lakehouse=" + lake);
     assertThat(o.code()).as(o.out() + o.err()).isZero();
-    // Integer bridge ids become device ids, event_time (microseconds) the event time, and the
-    // unit comes from the sensor type. Vibration and tilt are not sensor types the rules know yet
-    // (a sensor catalog is not built): they are quarantined with that reason, not lost.
+    // Integer bridge ids become device ids, event_time (microseconds) the event time, the unit
+    // comes from the sensor type, and the catalog's vibration and tilt types are kept.
     assertThat(
             Runs.rows(
                 lake,
                 "SELECT device_id, site, sensor_type, value, unit, epoch_ms(event_ts)"
-                    + " FROM silver_sensor_readings ORDER BY device_id"))
+                    + " FROM silver_sensor_readings ORDER BY event_ts"))
         .containsExactly(
             List.of("101", "porto", "temperature", 7.25, "C", 1795946401123L),
-            List.of("102", "porto", "temperature", 6.5, "C", 1795946402654L));
+            List.of("102", "porto", "temperature", 6.5, "C", 1795946402654L),
+            List.of("101", "porto", "vibration", 0.42, "mm/s", 1795946403000L),
+            List.of("102", "porto", "vibration", 0.37, "mm/s", 1795946404500L),
+            List.of("101", "porto", "tilt", 0.05, "deg", 1795946405250L));
     assertThat(
             Runs.rows(
                 lake, "SELECT reason, count(*) FROM quarantine_iot_events GROUP BY 1 ORDER BY 1"))
-        .containsExactly(List.of("invalid_sensor_type", 3L), List.of("unknown_device", 1L));
+        .containsExactly(List.of("unknown_device", 1L));
+    // Gold counts every kept reading; its aggregate columns are still the three built-in types.
+    assertThat(
+            Runs.rows(
+                lake,
+                "SELECT device_id, reading_count, temperature_avg FROM gold_device_minute"
+                    + " ORDER BY device_id"))
+        .containsExactly(List.of("101", 3L, 7.25), List.of("102", 2L, 6.5));
+    // validate checks Silver against the catalog the run used, and fails against the built-in.
+    FaultsTest.Outcome valid =
+        FaultsTest.medallion("validate", devices, catalog, "--lakehouse=" + lake);
+    assertThat(valid.code()).as(valid.out() + valid.err()).isZero();
+    FaultsTest.Outcome builtIn = FaultsTest.medallion("validate", devices, "--lakehouse=" + lake);
+    assertThat(builtIn.code()).isEqualTo(1);
+    assertThat(builtIn.out())
+        .contains("FAIL silver  readings: types, units and ranges valid       3 invalid rows");
   }
 
   @Test

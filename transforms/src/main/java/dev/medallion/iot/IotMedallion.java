@@ -46,18 +46,21 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
   private final Duration watermarkSlack;
   private final Duration maxAheadOfArrival;
   private final FieldMapping mapping;
+  private final SensorCatalog catalog;
 
   private IotMedallion(
       Map<String, Device> registry,
       Duration allowedLateness,
       Duration watermarkSlack,
       Duration maxAheadOfArrival,
-      FieldMapping mapping) {
+      FieldMapping mapping,
+      SensorCatalog catalog) {
     this.registry = new HashMap<>(registry);
     this.allowedLateness = allowedLateness;
     this.watermarkSlack = watermarkSlack;
     this.maxAheadOfArrival = maxAheadOfArrival;
     this.mapping = mapping;
+    this.catalog = catalog;
   }
 
   /** The medallion enriching with {@code registry} (device id → device). */
@@ -67,22 +70,31 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
         ALLOWED_LATENESS,
         WATERMARK_SLACK,
         ValidateAndEnrich.MAX_AHEAD_OF_ARRIVAL,
-        FieldMapping.NONE);
+        FieldMapping.NONE,
+        SensorCatalog.DEFAULT);
   }
 
   /** See {@link WindowedDeviceStats#of}. */
   public IotMedallion withLateness(Duration allowedLateness, Duration watermarkSlack) {
-    return new IotMedallion(registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping);
+    return new IotMedallion(
+        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog);
   }
 
   /** See {@link ValidateAndEnrich#withMaxAheadOfArrival}. */
   public IotMedallion withMaxAheadOfArrival(Duration max) {
-    return new IotMedallion(registry, allowedLateness, watermarkSlack, max, mapping);
+    return new IotMedallion(registry, allowedLateness, watermarkSlack, max, mapping, catalog);
   }
 
   /** See {@link IngestToBronze#withMapping}. */
   public IotMedallion withMapping(FieldMapping mapping) {
-    return new IotMedallion(registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping);
+    return new IotMedallion(
+        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog);
+  }
+
+  /** See {@link ValidateAndEnrich#withCatalog}. */
+  public IotMedallion withCatalog(SensorCatalog catalog) {
+    return new IotMedallion(
+        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog);
   }
 
   @Override
@@ -93,7 +105,9 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
             .get(BRONZE)
             .apply(
                 "Silver",
-                ValidateAndEnrich.withRegistry(registry).withMaxAheadOfArrival(maxAheadOfArrival));
+                ValidateAndEnrich.withRegistry(registry)
+                    .withMaxAheadOfArrival(maxAheadOfArrival)
+                    .withCatalog(catalog));
     PCollectionTuple gold =
         silver.apply("Gold", WindowedDeviceStats.of(allowedLateness, watermarkSlack));
     PCollection<DeadLetter> deadLetters =

@@ -31,11 +31,12 @@ import org.joda.time.Instant;
 /**
  * Silver: validates each Bronze event record by record, from Bronze's typed columns (the line is
  * parsed once, in Bronze), and enriches it with its device from the registry (a side input).
- * Readings go to {@link #READINGS} with temperatures in °C, heartbeats to {@link #HEARTBEATS}, and
- * every rejected record to {@link #QUARANTINE} with stage {@code silver}, its reason and its
- * original payload. Reasons: {@code missing_<field>}, {@code wrong_type:<field>}, {@code
- * invalid_sensor_type}, {@code invalid_unit}, {@code out_of_range:<field>} (outside the field's
- * range, or a number beyond the range of a double), {@code invalid_status}, {@code unknown_device}.
+ * Readings go to {@link #READINGS} in their type's unit (by the {@link SensorCatalog}), heartbeats
+ * to {@link #HEARTBEATS}, and every rejected record to {@link #QUARANTINE} with stage {@code
+ * silver}, its reason and its original payload. Reasons: {@code missing_<field>}, {@code
+ * wrong_type:<field>}, {@code invalid_sensor_type}, {@code invalid_unit}, {@code
+ * out_of_range:<field>} (outside the field's range, or a number beyond the range of a double),
+ * {@code invalid_status}, {@code unknown_device}.
  */
 public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCollectionTuple> {
   public static final TupleTag<SensorReading> READINGS = new TupleTag<>() {};
@@ -50,24 +51,28 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
   private final @Nullable PCollectionView<Map<String, Device>> devices;
   private final @Nullable HashMap<String, Device> registry;
   private final Duration maxAheadOfArrival;
+  private final SensorCatalog catalog;
 
   private ValidateAndEnrich(
       @Nullable PCollectionView<Map<String, Device>> devices,
       @Nullable HashMap<String, Device> registry,
-      Duration maxAheadOfArrival) {
+      Duration maxAheadOfArrival,
+      SensorCatalog catalog) {
     this.devices = devices;
     this.registry = registry;
     this.maxAheadOfArrival = maxAheadOfArrival;
+    this.catalog = catalog;
   }
 
   /** Silver with the registry as a side input the caller built (it may change while streaming). */
   public static ValidateAndEnrich withDevices(PCollectionView<Map<String, Device>> devices) {
-    return new ValidateAndEnrich(devices, null, MAX_AHEAD_OF_ARRIVAL);
+    return new ValidateAndEnrich(devices, null, MAX_AHEAD_OF_ARRIVAL, SensorCatalog.DEFAULT);
   }
 
   /** Silver with a registry loaded before the job: it becomes the side input. */
   public static ValidateAndEnrich withRegistry(Map<String, Device> registry) {
-    return new ValidateAndEnrich(null, new HashMap<>(registry), MAX_AHEAD_OF_ARRIVAL);
+    return new ValidateAndEnrich(
+        null, new HashMap<>(registry), MAX_AHEAD_OF_ARRIVAL, SensorCatalog.DEFAULT);
   }
 
   /**
@@ -77,7 +82,12 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
    * checked.
    */
   public ValidateAndEnrich withMaxAheadOfArrival(Duration max) {
-    return new ValidateAndEnrich(devices, registry, max);
+    return new ValidateAndEnrich(devices, registry, max, catalog);
+  }
+
+  /** Sensor types, units and ranges from {@code catalog} instead of the built-in one. */
+  public ValidateAndEnrich withCatalog(SensorCatalog catalog) {
+    return new ValidateAndEnrich(devices, registry, maxAheadOfArrival, catalog);
   }
 
   @Override
@@ -86,7 +96,7 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
         this.devices != null ? this.devices : registryView(bronze.getPipeline(), registry);
     return bronze.apply(
         "ValidateRecord",
-        ParDo.of(new ValidateFn(devices, maxAheadOfArrival))
+        ParDo.of(new ValidateFn(devices, maxAheadOfArrival, catalog))
             .withSideInputs(devices)
             .withOutputTags(READINGS, TupleTagList.of(HEARTBEATS).and(QUARANTINE)));
   }
@@ -112,6 +122,7 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
     private final PCollectionView<Map<String, Device>> devices;
 
     private final Duration maxAheadOfArrival;
+    private final SensorCatalog catalog;
     private final Rejections.Examples rejections = new Rejections.Examples();
 
     /**
@@ -122,9 +133,13 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
 
     private transient @Nullable BoundedWindow registryWindow;
 
-    ValidateFn(PCollectionView<Map<String, Device>> devices, Duration maxAheadOfArrival) {
+    ValidateFn(
+        PCollectionView<Map<String, Device>> devices,
+        Duration maxAheadOfArrival,
+        SensorCatalog catalog) {
       this.devices = devices;
       this.maxAheadOfArrival = maxAheadOfArrival;
+      this.catalog = catalog;
     }
 
     @StartBundle
@@ -146,7 +161,7 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
       try {
         requireNotAheadOfArrival(e, maxAheadOfArrival);
         if ("reading".equals(e.getEventKind())) {
-          reading = toReading(e, registry);
+          reading = toReading(e, registry, catalog);
         } else {
           heartbeat = toHeartbeat(e, registry);
         }
@@ -194,15 +209,24 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
     }
   }
 
-  /** The Silver rule for a reading. */
-  public static SensorReading toReading(BronzeEvent e, Map<String, Device> registry) {
+  /**
+   * The Silver rule for a reading, by {@code catalog}: a reading sent without a unit is taken in
+   * its type's {@code default_unit} when the catalog gives one.
+   */
+  public static SensorReading toReading(
+      BronzeEvent e, Map<String, Device> registry, SensorCatalog catalog) {
     String errors = e.getTypeErrors();
     String type = JsonFields.requireText(e.getSensorType(), "sensor_type", errors);
     double value = JsonFields.requireNumber(e.getValue(), "value", errors, e.getRawPayload());
-    String unit = JsonFields.requireText(e.getUnit(), "unit", errors);
+    String sent = e.getUnit();
+    String fallback = catalog.defaultUnit(type);
+    String unit =
+        sent == null && fallback != null && JsonFields.wrongTypeOf(errors, "unit") == null
+            ? fallback
+            : JsonFields.requireText(sent, "unit", errors);
     JsonFields.checkType("seq", errors, "a JSON integer");
     Long seq = e.getSeq();
-    Units.Canonical canonical = Units.canonical(type, value, unit);
+    SensorCatalog.Canonical canonical = catalog.canonical(type, value, unit);
     Device device = knownDevice(e.getDeviceId(), registry);
     return SensorReading.builder()
         .setDeviceId(e.getDeviceId())

@@ -99,4 +99,19 @@ class MinuteStatsTest {
     assertThat(s.getDeviceCount()).isEqualTo(2);
     assertThat(s.getTemperatureAvg()).isEqualTo(21.0);
   }
+
+  @Test
+  void readingsOfOtherCatalogTypesCountWithoutTouchingTheThreeAggregates() {
+    MinuteStats s =
+        of(
+            reading("dev-0001", "temperature", 20.0, TS, null),
+            reading("dev-0001", "vibration", 0.42, TS, null),
+            reading("dev-0001", "tilt", 0.05, TS, null));
+
+    assertThat(s.getReadingCount()).isEqualTo(3);
+    assertThat(s.getTemperatureAvg()).isEqualTo(20.0);
+    assertThat(s.getTemperatureMax()).isEqualTo(20.0);
+    assertThat(s.getHumidityAvg()).isNull();
+    assertThat(s.getPressureAvg()).isNull();
+  }
 }

@@ -186,11 +186,12 @@ class ValidateAndEnrichTest {
 
   @Test
   void rangeBoundsAreInclusive() {
-    assertThat(Units.canonical("temperature", -40, "F").value()).isCloseTo(-40.0, within(1e-9));
-    assertThat(Units.canonical("temperature", 125, "C").value()).isEqualTo(125.0);
-    assertThat(Units.canonical("humidity", 100, "%").value()).isEqualTo(100.0);
-    assertThat(Units.canonical("pressure", 300, "hPa").value()).isEqualTo(300.0);
-    assertThat(Units.canonical("pressure", 1100, "hPa").value()).isEqualTo(1100.0);
+    assertThat(SensorCatalog.DEFAULT.canonical("temperature", -40, "F").value())
+        .isCloseTo(-40.0, within(1e-9));
+    assertThat(SensorCatalog.DEFAULT.canonical("temperature", 125, "C").value()).isEqualTo(125.0);
+    assertThat(SensorCatalog.DEFAULT.canonical("humidity", 100, "%").value()).isEqualTo(100.0);
+    assertThat(SensorCatalog.DEFAULT.canonical("pressure", 300, "hPa").value()).isEqualTo(300.0);
+    assertThat(SensorCatalog.DEFAULT.canonical("pressure", 1100, "hPa").value()).isEqualTo(1100.0);
   }
 
   @Test
@@ -199,7 +200,8 @@ class ValidateAndEnrichTest {
             () ->
                 ValidateAndEnrich.toReading(
                     bronze(reading("dev-0001", "\"humidity\"", "1e400", "\"%\""), 1),
-                    Events.DEVICES))
+                    Events.DEVICES,
+                    SensorCatalog.DEFAULT))
         .isInstanceOf(InvalidRecordException.class)
         .hasMessage("value 1e400 is beyond the range of a double")
         .extracting("reason")
