@@ -45,9 +45,10 @@ public interface LakehouseOptions extends PipelineOptions {
   void setMapping(String value);
 
   @Description(
-      "How the input files hold their records: auto (each file as its first lines say), ndjson"
-          + " (one JSON object per line) or json (JSON documents over several lines: pretty-printed"
-          + " objects one after another, or a JSON array of them).")
+      "How the input files hold their records: auto (a .csv file as CSV, any other as its first"
+          + " lines say), ndjson (one JSON object per line), json (JSON documents over several"
+          + " lines: pretty-printed objects one after another, or a JSON array of them) or csv"
+          + " (rows under a header line).")
   @Default.String("auto")
   String getInputFormat();
 

@@ -11,13 +11,19 @@ import java.util.regex.Pattern;
 /**
  * How an input file holds its records: {@link #NDJSON}, one JSON object per line; {@link #JSON},
  * JSON documents that may span lines (pretty-printed objects one after another, or a JSON array of
- * them, as Spark's {@code multiline} exports and most APIs write); or {@link #AUTO}, told apart per
- * file from its first lines ({@link #detect}).
+ * them, as Spark's {@code multiline} exports and most APIs write); {@link #CSV}, rows under a
+ * header line ({@link CsvRecords}); or {@link #AUTO}, told apart per file: CSV by its name ({@code
+ * .csv}, also compressed: {@code .csv.gz}), JSON or NDJSON from its first lines ({@link #detect}).
  */
 public enum InputFormat {
   AUTO,
   NDJSON,
-  JSON;
+  JSON,
+  CSV;
+
+  /** A file name that says CSV: {@code .csv}, before any compression suffix. */
+  private static final Pattern CSV_NAME =
+      Pattern.compile("(?i).*\\.csv(\\.(gz|gzip|bz2|zst|zstd|deflate|lzo|snappy))?$");
 
   /** How many bytes of a file {@link #detect} looks at. */
   public static final int HEAD_BYTES = 8192;
@@ -31,8 +37,13 @@ public enum InputFormat {
       return valueOf(flag.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
-          "--inputFormat must be auto, ndjson or json, not '" + flag + "'", e);
+          "--inputFormat must be auto, ndjson, json or csv, not '" + flag + "'", e);
     }
+  }
+
+  /** Whether a file's name says it is CSV ({@code data.csv}, {@code data.csv.gz}). */
+  public static boolean isCsvName(String name) {
+    return CSV_NAME.matcher(name).matches();
   }
 
   /** This format for a file whose first bytes are {@code head}: AUTO resolves, others stay. */

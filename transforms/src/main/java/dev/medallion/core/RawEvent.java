@@ -49,6 +49,13 @@ public abstract class RawEvent {
   @SchemaFieldNumber("6")
   public abstract @Nullable String getDecodeError();
 
+  /**
+   * What the reader found wrong with the record's shape, when it could still hand it over: a CSV
+   * row with more or fewer cells than its header. Null for every other record.
+   */
+  @SchemaFieldNumber("7")
+  public abstract @Nullable String getReadError();
+
   /** The unique id of this line: kind, name, partition and offset. */
   /**
    * The line as a JSON object, the first Bronze rule of every pipeline. A line the reader could not
@@ -56,13 +63,16 @@ public abstract class RawEvent {
    * the quarantine).
    *
    * @throws InvalidRecordException with reason {@code invalid_utf8} (naming the first bad byte and
-   *     its offset), {@code empty_line}, {@code not_json}, {@code not_object} or {@code
-   *     trailing_data}
+   *     its offset), {@code bad_csv_row}, {@code empty_line}, {@code not_json}, {@code not_object}
+   *     or {@code trailing_data}
    */
   public final ObjectNode jsonObject() {
     if (getDecodeError() != null) {
       throw new InvalidRecordException(
           "invalid_utf8", "line is not valid UTF-8 (" + getDecodeError() + ")");
+    }
+    if (getReadError() != null) {
+      throw new InvalidRecordException("bad_csv_row", getReadError());
     }
     if (getPayload().isBlank()) {
       throw new InvalidRecordException("empty_line", "the line is empty");
@@ -98,7 +108,35 @@ public abstract class RawEvent {
       long sourceOffset,
       @Nullable Instant receivedAt,
       @Nullable String decodeError) {
+    return of(
+        payload,
+        sourceKind,
+        sourceName,
+        sourcePartition,
+        sourceOffset,
+        receivedAt,
+        decodeError,
+        null);
+  }
+
+  /** A record as above, with what its reader found wrong with its shape ({@link #getReadError}). */
+  public static RawEvent of(
+      String payload,
+      String sourceKind,
+      String sourceName,
+      @Nullable Integer sourcePartition,
+      long sourceOffset,
+      @Nullable Instant receivedAt,
+      @Nullable String decodeError,
+      @Nullable String readError) {
     return new AutoValue_RawEvent(
-        payload, sourceKind, sourceName, sourcePartition, sourceOffset, receivedAt, decodeError);
+        payload,
+        sourceKind,
+        sourceName,
+        sourcePartition,
+        sourceOffset,
+        receivedAt,
+        decodeError,
+        readError);
   }
 }

@@ -179,17 +179,20 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
       this.format = format;
     }
 
-    /** A file of JSON documents, like a compressed file, is one part, never split. */
+    /** A file of JSON documents or CSV rows, like a compressed file, is one part, never split. */
     @GetInitialRestriction
     public LineRange whole(@Element FileIO.ReadableFile file) {
-      boolean onepart = !seekable(file) || formatOf(file) == InputFormat.JSON;
+      boolean onepart = !seekable(file) || formatOf(file) != InputFormat.NDJSON;
       return new LineRange(0, onepart ? Long.MAX_VALUE : file.getMetadata().sizeBytes(), 1);
     }
 
-    /** The file's format: {@link #format}, or for AUTO what its first lines say. */
+    /** The file's format: {@link #format}, or for AUTO what its name or first lines say. */
     private InputFormat formatOf(FileIO.ReadableFile file) {
       if (format != InputFormat.AUTO) {
         return format;
+      }
+      if (InputFormat.isCsvName(file.getMetadata().resourceId().getFilename())) {
+        return InputFormat.CSV;
       }
       try (InputStream in = Channels.newInputStream(file.open())) {
         return InputFormat.detect(in);
@@ -250,8 +253,14 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         OutputReceiver<RawEvent> out) {
       LineRange part = tracker.currentRestriction();
       String name = file.getMetadata().resourceId().toString();
-      if (part.from() == 0 && part.to() == Long.MAX_VALUE && formatOf(file) == InputFormat.JSON) {
+      InputFormat fileFormat =
+          part.from() == 0 && part.to() == Long.MAX_VALUE ? formatOf(file) : InputFormat.NDJSON;
+      if (fileFormat == InputFormat.JSON) {
         readDocuments(file, name, tracker, out);
+        return;
+      }
+      if (fileFormat == InputFormat.CSV) {
+        readCsv(file, name, tracker, out);
         return;
       }
       long n = part.firstLine();
@@ -297,6 +306,31 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         }
       } catch (IOException e) {
         throw cannotRead(file, line, e);
+      }
+      tracker.tryClaim(Long.MAX_VALUE); // the end of the file: the part is done
+    }
+
+    /** Each row of a CSV file, numbered by the line it starts on. */
+    private static void readCsv(
+        FileIO.ReadableFile file,
+        String name,
+        RestrictionTracker<LineRange, Long> tracker,
+        OutputReceiver<RawEvent> out) {
+      if (!tracker.tryClaim(0L)) {
+        return;
+      }
+      long line = 0;
+      try (CsvRecords rows = new CsvRecords(Channels.newInputStream(file.open()), name)) {
+        for (CsvRecords.Row r = rows.next(); r != null; r = rows.next()) {
+          line = r.line();
+          out.output(
+              RawEvent.of(r.json(), "file", name, null, line, null, r.decodeError(), r.error()));
+        }
+      } catch (IOException e) {
+        throw cannotRead(file, line, e);
+      } catch (MedallionException e) {
+        throw new MedallionException(
+            "cannot read input file " + name + ": " + e.getMessage().replace(name + ": ", ""), e);
       }
       tracker.tryClaim(Long.MAX_VALUE); // the end of the file: the part is done
     }

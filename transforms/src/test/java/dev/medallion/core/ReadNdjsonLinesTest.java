@@ -140,6 +140,35 @@ class ReadNdjsonLinesTest {
   }
 
   @Test
+  void csvFilesAreReadRowByRowIntoBronzeAndABadRowIsADeadLetter(TestPipeline p) throws Exception {
+    String csv =
+        write(
+            "readings.csv",
+            "device_id,sensor_type,value,unit,ts\n"
+                + "dev-0001,temperature,21.5,C,2026-11-29T10:00:00Z\n"
+                + "dev-0001,humidity,40,%,2026-11-29T10:00:01Z,extra\n"
+                + "dev-0002,pressure,1001.5,hPa,2026-11-29T10:00:02Z\n");
+    PCollectionTuple out = p.apply(ReadNdjsonLines.from(csv)).apply(IngestToBronze.create());
+    PAssert.that(sourcesAndKinds(out))
+        .containsInAnyOrder("file:" + csv + "#2|reading", "file:" + csv + "#4|reading");
+    PAssert.that(deadLetters(out.get(IngestToBronze.DEAD_LETTERS)))
+        .containsInAnyOrder(
+            "bronze|file:"
+                + csv
+                + "#3|bad_csv_row|expected 5 cells (the header's), got 6|{\"device_id\":\"dev-0001\","
+                + "\"sensor_type\":\"humidity\",\"value\":40,\"unit\":\"%\","
+                + "\"ts\":\"2026-11-29T10:00:01Z\",\"_6\":\"extra\"}");
+    PAssert.that(
+            out.get(IngestToBronze.EVENTS)
+                .apply(
+                    "Values",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((BronzeEvent e) -> e.getDeviceId() + "=" + e.getValue())))
+        .containsInAnyOrder("dev-0001=21.5", "dev-0002=1001.5");
+    p.run();
+  }
+
+  @Test
   void aPrettyPrintedFileReadAsNdjsonIsRejectedLineByLine(TestPipeline p) throws Exception {
     String pretty = write("pretty.json", PRETTY_READING + "\n");
     PCollectionTuple out =
