@@ -254,8 +254,28 @@ public final class LakeTables implements AutoCloseable {
               NameMappingParser.toJson(MappingUtil.create(table.schema())))
           .commit();
     }
+    relaxRequiredColumns(def, table);
     loaded.put(def.name(), checked(def, table));
     return table;
+  }
+
+  /**
+   * A column the table keeps as required but its record now declares nullable (the registry's
+   * optional latitude, longitude and model in Silver) becomes optional: Iceberg allows that change,
+   * and older files, which have a value in every row, still read.
+   */
+  private static void relaxRequiredColumns(Catalog.Table def, Table table) {
+    org.apache.iceberg.UpdateSchema update = null;
+    for (org.apache.beam.sdk.schemas.Schema.Field f : def.schema().getFields()) {
+      Types.NestedField column = table.schema().findField(f.getName());
+      if (column != null && column.isRequired() && f.getType().getNullable()) {
+        update = update == null ? table.updateSchema() : update;
+        update.makeColumnOptional(f.getName());
+      }
+    }
+    if (update != null) {
+      update.commit();
+    }
   }
 
   /**

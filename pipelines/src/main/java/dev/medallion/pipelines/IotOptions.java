@@ -11,12 +11,21 @@ import org.apache.beam.sdk.options.Description;
  */
 public interface IotOptions extends LakehouseOptions, LatenessOptions, GeneratorOptions {
   @Description(
-      "Device registry CSV (device_id,site,zone,latitude,longitude,model,installed_at); required"
-          + " with --input; empty: the registry of the built-in generator's devices.")
+      "Device registry CSV with a header: device_id,site,zone and optionally"
+          + " latitude,longitude,model,installed_at, in any order; required with --input; empty:"
+          + " the registry of the built-in generator's devices.")
   @Default.String("")
   String getDevices();
 
   void setDevices(String value);
+
+  @Description(
+      "The registry's own column names for ours, as <its column>=<ours> pairs separated by"
+          + " commas, e.g. bridge_id=device_id,city=site. Empty: the columns have our names.")
+  @Default.String("")
+  String getDeviceColumns();
+
+  void setDeviceColumns(String value);
 
   @Description(
       "Sensor catalog (YAML or JSON): the sensor types Silver keeps, their units, conversions,"

@@ -194,4 +194,22 @@ class LakeTablesTest {
         .setIngestTs(t)
         .build();
   }
+
+  @Test
+  void aColumnARecordNowDeclaresNullableBecomesOptionalInAnOlderTable() throws Exception {
+    Catalog.Table readings = Catalog.byPath(Lakehouse.SILVER_READINGS);
+    try (LakeTables tables = LakeTables.open(config())) {
+      // a table written before the registry's latitude became optional
+      tables
+          .table(readings)
+          .updateSchema()
+          .allowIncompatibleChanges()
+          .requireColumn("latitude")
+          .commit();
+    }
+    try (LakeTables tables = LakeTables.open(config())) {
+      assertThat(tables.table(readings).schema().findField("latitude").isOptional()).isTrue();
+      assertThat(tables.table(readings).schema().findField("device_id").isRequired()).isTrue();
+    }
+  }
 }

@@ -38,7 +38,7 @@ class MedallionCommandTest {
         "device_id,site,zone,latitude,longitude,model,installed_at\ndev-1,berlin,z1,north,13.4,TH,2025\n");
     String[] r = stderrOf("run", "--devices=" + csv, "--lakehouse=" + tmp);
     assertThat(r[0]).isEqualTo("2");
-    assertThat(r[1]).contains(csv + ":2: latitude and longitude must be numbers");
+    assertThat(r[1]).contains(csv + ":2: latitude must be a number or empty, got 'north'");
   }
 
   @Test

@@ -6,10 +6,12 @@ import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
 import org.apache.beam.sdk.schemas.annotations.SchemaFieldNumber;
 import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.CaseFormat;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * A row of the device registry CSV: {@code
- * device_id,site,zone,latitude,longitude,model,installed_at}.
+ * device_id,site,zone,latitude,longitude,model,installed_at}. Only the first three are required;
+ * the others are null when the registry leaves them empty or has no such column.
  */
 @AutoValue
 @DefaultSchema(AutoValueSchema.class)
@@ -25,25 +27,25 @@ public abstract class Device {
   public abstract String getZone();
 
   @SchemaFieldNumber("3")
-  public abstract double getLatitude();
+  public abstract @Nullable Double getLatitude();
 
   @SchemaFieldNumber("4")
-  public abstract double getLongitude();
+  public abstract @Nullable Double getLongitude();
 
   @SchemaFieldNumber("5")
-  public abstract String getModel();
+  public abstract @Nullable String getModel();
 
   @SchemaFieldNumber("6")
-  public abstract String getInstalledAt();
+  public abstract @Nullable String getInstalledAt();
 
   public static Device of(
       String deviceId,
       String site,
       String zone,
-      double latitude,
-      double longitude,
-      String model,
-      String installedAt) {
+      @Nullable Double latitude,
+      @Nullable Double longitude,
+      @Nullable String model,
+      @Nullable String installedAt) {
     return new AutoValue_Device(deviceId, site, zone, latitude, longitude, model, installedAt);
   }
 }

@@ -24,13 +24,13 @@ public abstract class Heartbeat {
   public abstract String getZone();
 
   @SchemaFieldNumber("3")
-  public abstract double getLatitude();
+  public abstract @Nullable Double getLatitude();
 
   @SchemaFieldNumber("4")
-  public abstract double getLongitude();
+  public abstract @Nullable Double getLongitude();
 
   @SchemaFieldNumber("5")
-  public abstract String getModel();
+  public abstract @Nullable String getModel();
 
   @SchemaFieldNumber("6")
   public abstract double getBatteryPct();
@@ -75,11 +75,11 @@ public abstract class Heartbeat {
 
     public abstract Builder setZone(String v);
 
-    public abstract Builder setLatitude(double v);
+    public abstract Builder setLatitude(@Nullable Double v);
 
-    public abstract Builder setLongitude(double v);
+    public abstract Builder setLongitude(@Nullable Double v);
 
-    public abstract Builder setModel(String v);
+    public abstract Builder setModel(@Nullable String v);
 
     public abstract Builder setBatteryPct(double v);
 

@@ -62,10 +62,50 @@ class DeviceRegistryTest {
   @Test
   void aMissingColumnIsNamed() {
     org.assertj.core.api.Assertions.assertThatThrownBy(
-            () ->
-                DeviceRegistry.parse(
-                    "device_id,site,zone,latitude,longitude,model\ndev-1,b,z,1,2,m\n", "d.csv"))
+            () -> DeviceRegistry.parse("device_id,zone,latitude\ndev-1,z,1\n", "d.csv"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("missing: installed_at");
+        .hasMessageContaining("missing: site");
+  }
+
+  @Test
+  void optionalColumnsMayBeEmptyOrAbsent() {
+    Map<String, Device> devices =
+        DeviceRegistry.parse(
+            "device_id,site,zone,latitude,longitude,model\n"
+                + "dev-1,b,z,,,\n"
+                + "dev-2,b,z,1.5,-2.5,M-1\n",
+            "d.csv");
+    assertThat(devices.get("dev-1"))
+        .isEqualTo(Device.of("dev-1", "b", "z", null, null, null, null));
+    assertThat(devices.get("dev-2"))
+        .isEqualTo(Device.of("dev-2", "b", "z", 1.5, -2.5, "M-1", null));
+    assertThat(DeviceRegistry.parse("device_id,site,zone\ndev-3,b,z\n", "d.csv").get("dev-3"))
+        .isEqualTo(Device.of("dev-3", "b", "z", null, null, null, null));
+  }
+
+  @Test
+  void aWrongCoordinateIsNamedWithItsLine() {
+    assertThatThrownBy(() -> DeviceRegistry.parse(HEADER + "dev-1,b,z,north,1,m,\n", "d.csv"))
+        .hasMessage("d.csv:2: latitude must be a number or empty, got 'north'");
+    assertThatThrownBy(() -> DeviceRegistry.parse(HEADER + "dev-1,b,z,1,181,m,\n", "d.csv"))
+        .hasMessage("d.csv:2: longitude 181 is outside -180..180");
+  }
+
+  @Test
+  void aColumnMappingRenamesTheRegistrysOwnColumns() {
+    Map<String, String> columns =
+        DeviceRegistry.columns("bridge_id=device_id, city=site,area=zone");
+    Map<String, Device> devices =
+        DeviceRegistry.parse("bridge_id,city,area,lat\n101,porto,river,41.1\n", "b.csv", columns);
+    assertThat(devices.get("101"))
+        .isEqualTo(Device.of("101", "porto", "river", null, null, null, null));
+    assertThatThrownBy(() -> DeviceRegistry.parse("id,city,area\n1,p,r\n", "b.csv", columns))
+        .hasMessage(
+            "b.csv: --deviceColumns names the column 'bridge_id', which the header (id,city,area)"
+                + " does not have");
+    assertThatThrownBy(() -> DeviceRegistry.columns("bridge_id=device"))
+        .hasMessageContaining("'bridge_id=device' is not <registry column>=<one of device_id,");
+    assertThatThrownBy(() -> DeviceRegistry.columns("a=site,b=site"))
+        .hasMessage("--deviceColumns: two columns become site");
   }
 }
