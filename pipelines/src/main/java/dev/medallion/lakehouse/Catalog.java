@@ -4,6 +4,7 @@ import dev.medallion.core.DeadLetter;
 import dev.medallion.iot.BronzeEvent;
 import dev.medallion.iot.DeviceMinute;
 import dev.medallion.iot.Heartbeat;
+import dev.medallion.iot.SensorMinute;
 import dev.medallion.iot.SensorReading;
 import dev.medallion.iot.SiteMinute;
 import dev.medallion.users.UserEvent;
@@ -57,6 +58,11 @@ public final class Catalog {
               List.of("date")),
           new Table(
               "gold_site_minute", Lakehouse.GOLD_SITE_MINUTE, SiteMinute.class, List.of("date")),
+          new Table(
+              "gold_sensor_minute",
+              Lakehouse.GOLD_SENSOR_MINUTE,
+              SensorMinute.class,
+              List.of("date")),
           new Table(
               "quarantine_iot_events",
               Lakehouse.QUARANTINE_IOT,

@@ -7,6 +7,7 @@ public record Lakehouse(String root) {
   public static final String SILVER_HEARTBEATS = "silver/device_heartbeats";
   public static final String GOLD_DEVICE_MINUTE = "gold/device_minute";
   public static final String GOLD_SITE_MINUTE = "gold/site_minute";
+  public static final String GOLD_SENSOR_MINUTE = "gold/sensor_minute";
   public static final String QUARANTINE_IOT = "quarantine/iot_events";
   public static final String BRONZE_USERS = "bronze/user_events";
   public static final String SILVER_USERS = "silver/user_events";
@@ -24,6 +25,7 @@ public record Lakehouse(String root) {
           SILVER_HEARTBEATS,
           GOLD_DEVICE_MINUTE,
           GOLD_SITE_MINUTE,
+          GOLD_SENSOR_MINUTE,
           QUARANTINE_IOT);
 
   /** Where a bounded job lists the files it wrote to a table, for its commit. */

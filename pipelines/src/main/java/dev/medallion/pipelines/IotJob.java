@@ -143,7 +143,10 @@ public final class IotJob {
       List<String> layer =
           stage == Stage.SILVER
               ? List.of(Lakehouse.SILVER_READINGS, Lakehouse.SILVER_HEARTBEATS)
-              : List.of(Lakehouse.GOLD_DEVICE_MINUTE, Lakehouse.GOLD_SITE_MINUTE);
+              : List.of(
+                  Lakehouse.GOLD_DEVICE_MINUTE,
+                  Lakehouse.GOLD_SITE_MINUTE,
+                  Lakehouse.GOLD_SENSOR_MINUTE);
       for (String path : layer) {
         Catalog.Table t = Catalog.byPath(path);
         steps.add(
@@ -379,14 +382,14 @@ public final class IotJob {
       if (!o.getInput().isEmpty()) {
         throw new IllegalArgumentException(
             "--devices is required: the device registry CSV of the devices in the data"
-                + " (device_id,site,zone,latitude,longitude,model,installed_at), e.g."
+                + " (device_id,site,zone; optional latitude,longitude,model,installed_at), e.g."
                 + " --devices=testdata/devices.csv for the repository's sample");
       }
       return DeviceRegistry.parse(
           DeviceRegistryWriter.csv(o.getGeneratorDevices()), "the generator's registry");
     }
     try {
-      return DeviceRegistry.load(o.getDevices());
+      return DeviceRegistry.load(o.getDevices(), DeviceRegistry.columns(o.getDeviceColumns()));
     } catch (IOException e) {
       throw new IllegalArgumentException(
           "cannot read the device registry " + o.getDevices() + ": " + e.getMessage());

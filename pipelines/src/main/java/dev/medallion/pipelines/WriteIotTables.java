@@ -75,6 +75,11 @@ public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
     write(layers, IotMedallion.SITE_MINUTE, Lakehouse.GOLD_SITE_MINUTE, m -> "date=" + m.getDate());
     write(
         layers,
+        IotMedallion.SENSOR_MINUTE,
+        Lakehouse.GOLD_SENSOR_MINUTE,
+        m -> "date=" + m.getDate());
+    write(
+        layers,
         IotMedallion.DEAD_LETTERS,
         Lakehouse.QUARANTINE_IOT,
         WriteIotTables::stagePartition);

@@ -20,12 +20,13 @@ import java.util.Map;
  * SQL over a lakehouse with embedded DuckDB: every table whose current Iceberg snapshot has files
  * is a view over exactly those files, named after it ({@code bronze_iot_events}, {@code
  * silver_sensor_readings}, {@code gold_device_minute}, …), plus {@code gold_device_minute_current}
- * and {@code gold_site_minute_current}, which keep only the newest pane of each window: what users
- * read.
+ * {@code gold_site_minute_current} and {@code gold_sensor_minute_current}, which keep only the
+ * newest pane of each window: what users read.
  */
 public final class LakeSql implements AutoCloseable {
   public static final String DEVICE_MINUTE_CURRENT = "gold_device_minute_current";
   public static final String SITE_MINUTE_CURRENT = "gold_site_minute_current";
+  public static final String SENSOR_MINUTE_CURRENT = "gold_sensor_minute_current";
 
   private final Connection connection;
   private final Map<String, Long> tables = new LinkedHashMap<>();
@@ -101,7 +102,11 @@ public final class LakeSql implements AutoCloseable {
           DEVICE_MINUTE_CURRENT,
           new String[] {"gold_device_minute", newestPane("gold_device_minute", "device_id")},
           SITE_MINUTE_CURRENT,
-          new String[] {"gold_site_minute", newestPane("gold_site_minute", "site")});
+          new String[] {"gold_site_minute", newestPane("gold_site_minute", "site")},
+          SENSOR_MINUTE_CURRENT,
+          new String[] {
+            "gold_sensor_minute", newestPane("gold_sensor_minute", "device_id, sensor_type")
+          });
 
   private static String newestPane(String table, String key) {
     return "SELECT * EXCLUDE (pane_rank) FROM (SELECT *, row_number() OVER (PARTITION BY "

@@ -80,9 +80,11 @@ final class Report {
     }
     if (stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD) {
       System.out.printf(
-          "gold   : %d device_minute rows, %d site_minute rows written (all panes), %d too late%n",
+          "gold   : %d device_minute, %d site_minute, %d sensor_minute rows written (all panes),"
+              + " %d too late%n",
           c.getOrDefault("gold_device_minute_rows", 0L),
           c.getOrDefault("gold_site_minute_rows", 0L),
+          c.getOrDefault("gold_sensor_minute_rows", 0L),
           c.getOrDefault("gold_rejected", 0L));
     }
     if (stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD) {

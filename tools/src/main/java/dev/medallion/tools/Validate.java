@@ -1,5 +1,6 @@
 package dev.medallion.tools;
 
+import dev.medallion.core.CsvRecords;
 import dev.medallion.core.InputFormat;
 import dev.medallion.core.JsonDocuments;
 import dev.medallion.iot.Device;
@@ -53,6 +54,11 @@ public class Validate implements Callable<Integer> {
           "The device registry CSV the runs enriched with, to check that every Silver row's device"
               + " is in it with the site and zone it says.")
   String devices;
+
+  @Option(
+      names = "--deviceColumns",
+      description = "The registry's own column names for ours (<its column>=<ours>,…), as for run.")
+  String deviceColumns;
 
   @Option(
       names = "--sensorCatalog",
@@ -126,8 +132,11 @@ public class Validate implements Callable<Integer> {
     return v.run(lakehouse, null);
   }
 
-  private List<Check> run(String lakehouse, Path cache) throws Exception {
-    Map<String, Device> registry = devices == null ? null : DeviceRegistry.load(devices);
+  List<Check> run(String lakehouse, Path cache) throws Exception {
+    Map<String, Device> registry =
+        devices == null
+            ? null
+            : DeviceRegistry.load(devices, DeviceRegistry.columns(deviceColumns));
     SensorCatalog catalog =
         sensorCatalog == null ? SensorCatalog.DEFAULT : SensorCatalog.load(sensorCatalog);
     try (LakeSql sql = LakeSql.open(lakehouse, cache)) {
@@ -606,6 +615,46 @@ public class Validate implements Callable<Integer> {
         wrong.isEmpty()
             ? current + " device-minutes recomputed"
             : "differs at (device, window) " + wrong);
+    if (sql.has("gold_sensor_minute") || sql.has("silver_sensor_readings")) {
+      sensorMinute(sql, readings);
+    }
+  }
+
+  /** gold_sensor_minute's newest panes against the same one-row-per-reading Silver. */
+  private void sensorMinute(LakeSql sql, String readings) throws Exception {
+    if (!sql.has("gold_sensor_minute")) {
+      check("gold", "sensor_minute exists", false, "Silver has readings, gold/sensor_minute none");
+      return;
+    }
+    conforms(sql, "gold", "gold_sensor_minute");
+    String diff =
+        "WITH e AS (SELECT device_id, sensor_type, time_bucket(INTERVAL 1 minute, event_ts) AS w,"
+            + " count(*) AS reading_count, avg(value) AS value_avg, min(value) AS value_min,"
+            + " max(value) AS value_max FROM "
+            + readings
+            + " GROUP BY ALL), g AS (SELECT * FROM "
+            + LakeSql.SENSOR_MINUTE_CURRENT
+            + ") SELECT coalesce(e.device_id, g.device_id), coalesce(e.sensor_type, g.sensor_type),"
+            + " coalesce(e.w, g.window_start) FROM e FULL OUTER JOIN g"
+            + " ON e.device_id = g.device_id AND e.sensor_type = g.sensor_type"
+            + " AND e.w = g.window_start"
+            + " WHERE e.device_id IS NULL OR g.device_id IS NULL"
+            + " OR e.reading_count <> g.reading_count OR "
+            + differs("value_avg")
+            + " OR "
+            + differs("value_min")
+            + " OR "
+            + differs("value_max")
+            + " ORDER BY 3, 1, 2 LIMIT 5";
+    List<List<Object>> wrong = sql.rows(diff);
+    long rows = sql.scalarLong("SELECT count(*) FROM " + LakeSql.SENSOR_MINUTE_CURRENT);
+    check(
+        "gold",
+        "sensor_minute equals a recomputation from Silver",
+        wrong.isEmpty(),
+        wrong.isEmpty()
+            ? rows + " device-type-minutes recomputed"
+            : "differs at (device, type, window) " + wrong);
   }
 
   private static String differs(String column) {
@@ -634,11 +683,16 @@ public class Validate implements Callable<Integer> {
   }
 
   /**
-   * The records of an input file as the read counts them: its documents when it is JSON over
-   * several lines ({@link InputFormat#detect}), else its lines (bytes: a line that is not UTF-8
-   * counts too).
+   * The records of an input file as the read counts them: its rows when its name says CSV, its
+   * documents when it is JSON over several lines ({@link InputFormat#detect}), else its lines
+   * (bytes: a line that is not UTF-8 counts too).
    */
   private static long countRecords(Path f) throws IOException {
+    if (InputFormat.isCsvName(f.getFileName().toString())) {
+      try (InputStream in = Files.newInputStream(f)) {
+        return CsvRecords.count(in, f.toString());
+      }
+    }
     InputFormat format;
     try (InputStream in = Files.newInputStream(f)) {
       format = InputFormat.detect(in);

@@ -32,6 +32,7 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
   public static final TupleTag<Heartbeat> HEARTBEATS = ValidateAndEnrich.HEARTBEATS;
   public static final TupleTag<DeviceMinute> DEVICE_MINUTE = WindowedDeviceStats.DEVICE_MINUTE;
   public static final TupleTag<SiteMinute> SITE_MINUTE = WindowedDeviceStats.SITE_MINUTE;
+  public static final TupleTag<SensorMinute> SENSOR_MINUTE = WindowedDeviceStats.SENSOR_MINUTE;
 
   /** Bronze's, Silver's and Gold's dead letters together (their {@code stage} says which). */
   public static final TupleTag<DeadLetter> DEAD_LETTERS = DeadLetter.TAG;
@@ -120,6 +121,7 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
         .and(HEARTBEATS, silver.get(HEARTBEATS))
         .and(DEVICE_MINUTE, gold.get(DEVICE_MINUTE))
         .and(SITE_MINUTE, gold.get(SITE_MINUTE))
+        .and(SENSOR_MINUTE, gold.get(SENSOR_MINUTE))
         .and(DEAD_LETTERS, deadLetters);
   }
 }

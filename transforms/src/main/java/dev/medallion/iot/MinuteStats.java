@@ -17,15 +17,15 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * heartbeat (no {@code seq}) is identified by {@code (device_id, ts instant)}. Of two copies with
  * one identity the one with the smaller (value, raw payload) is kept, so the result does not depend
  * on arrival order. Values of an absent kind are null, never 0. The reading count covers every
- * sensor type Silver kept; the aggregates are those of temperature, humidity and pressure.
+ * sensor type Silver kept; the named aggregates are those of temperature, humidity and pressure,
+ * and {@link #byType} has every type's.
  */
 public final class MinuteStats {
   private long readingCount;
   private long heartbeatCount;
   private final Set<String> devices = new HashSet<>();
-  private final Avg temperature = new Avg();
-  private final Avg humidity = new Avg();
-  private final Avg pressure = new Avg();
+  private final Map<String, Avg> byType = new TreeMap<>();
+  private final Map<String, String> units = new TreeMap<>();
   private final Avg battery = new Avg();
   private final Avg rssi = new Avg();
   private @Nullable Heartbeat latestHeartbeat;
@@ -52,14 +52,8 @@ public final class MinuteStats {
     for (SensorReading r : uniqueReadings.values()) {
       s.readingCount++;
       s.devices.add(r.getDeviceId());
-      switch (r.getSensorType()) {
-        case "temperature" -> s.temperature.add(r.getValue());
-        case "humidity" -> s.humidity.add(r.getValue());
-        case "pressure" -> s.pressure.add(r.getValue());
-        default -> {
-          // another type of the sensor catalog: counted, with no aggregate column of its own yet
-        }
-      }
+      s.byType.computeIfAbsent(r.getSensorType(), t -> new Avg()).add(r.getValue());
+      s.units.putIfAbsent(r.getSensorType(), r.getUnit());
     }
     for (Heartbeat h : uniqueHeartbeats.values()) {
       s.heartbeatCount++;
@@ -103,23 +97,38 @@ public final class MinuteStats {
   }
 
   public @Nullable Double getTemperatureAvg() {
-    return temperature.avg();
+    return of("temperature").avg();
   }
 
   public @Nullable Double getTemperatureMin() {
-    return temperature.min();
+    return of("temperature").min();
   }
 
   public @Nullable Double getTemperatureMax() {
-    return temperature.max();
+    return of("temperature").max();
   }
 
   public @Nullable Double getHumidityAvg() {
-    return humidity.avg();
+    return of("humidity").avg();
   }
 
   public @Nullable Double getPressureAvg() {
-    return pressure.avg();
+    return of("pressure").avg();
+  }
+
+  private Avg of(String type) {
+    return byType.getOrDefault(type, Avg.EMPTY);
+  }
+
+  /** The readings of one sensor type: count, average, minimum, maximum, in its kept unit. */
+  public record TypeStats(long count, double avg, double min, double max, String unit) {}
+
+  /** Each sensor type with readings here, by name. */
+  public Map<String, TypeStats> byType() {
+    Map<String, TypeStats> out = new TreeMap<>();
+    byType.forEach(
+        (type, a) -> out.put(type, new TypeStats(a.n, a.sum / a.n, a.min, a.max, units.get(type))));
+    return out;
   }
 
   public @Nullable Double getBatteryPctMin() {
@@ -136,6 +145,8 @@ public final class MinuteStats {
 
   /** Count, sum, min and max of a series; null aggregates when empty. */
   private static final class Avg {
+    static final Avg EMPTY = new Avg();
+
     private long n;
     private double sum;
     private double min = Double.POSITIVE_INFINITY;

@@ -6,6 +6,7 @@ import dev.medallion.core.InvalidRecordException;
 import dev.medallion.core.Rejections;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -41,7 +42,7 @@ import org.joda.time.Instant;
  * Gold: 1-minute fixed event-time windows (aligned on the minute; an event at 10:16:00.000 is in
  * the 10:16 window) over Silver readings and heartbeats, joined per device with {@link
  * CoGroupByKey} as a full outer join ({@link #DEVICE_MINUTE}) and rolled up per site ({@link
- * #SITE_MINUTE}).
+ * #SITE_MINUTE}); per device and sensor type of the catalog ({@link #SENSOR_MINUTE}).
  *
  * <p>The window fires when the watermark passes its end, then for late records within the allowed
  * lateness once more {@link #LATE_FIRING_DELAY} (processing time) after the first of them; panes
@@ -57,6 +58,7 @@ import org.joda.time.Instant;
 public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectionTuple> {
   public static final TupleTag<DeviceMinute> DEVICE_MINUTE = new TupleTag<>() {};
   public static final TupleTag<SiteMinute> SITE_MINUTE = new TupleTag<>() {};
+  public static final TupleTag<SensorMinute> SENSOR_MINUTE = new TupleTag<>() {};
   public static final TupleTag<DeadLetter> TOO_LATE = DeadLetter.TAG;
 
   static final Duration WINDOW = Duration.standardMinutes(1);
@@ -71,6 +73,8 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
       Metrics.counter(Rejections.NAMESPACE, "gold_device_minute_rows");
   private static final Counter SITE_ROWS =
       Metrics.counter(Rejections.NAMESPACE, "gold_site_minute_rows");
+  private static final Counter SENSOR_ROWS =
+      Metrics.counter(Rejections.NAMESPACE, "gold_sensor_minute_rows");
 
   private final Duration allowedLateness;
   private final Duration watermarkSlack;
@@ -137,7 +141,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
             .apply(
                 "ToDeviceMinute",
                 ParDo.of(new DeviceMinuteFn())
-                    .withOutputTags(DEVICE_MINUTE, TupleTagList.of(TOO_LATE)));
+                    .withOutputTags(DEVICE_MINUTE, TupleTagList.of(TOO_LATE).and(SENSOR_MINUTE)));
     PCollectionTuple siteMinute =
         joinBy(
                 "Site",
@@ -158,6 +162,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
             .apply("FlattenDeadLetters", Flatten.pCollections());
     return PCollectionTuple.of(DEVICE_MINUTE, deviceMinute.get(DEVICE_MINUTE))
         .and(SITE_MINUTE, siteMinute.get(SITE_MINUTE))
+        .and(SENSOR_MINUTE, deviceMinute.get(SENSOR_MINUTE))
         .and(TOO_LATE, deadLetters);
   }
 
@@ -316,17 +321,28 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         PaneInfo pane,
         MultiOutputReceiver out) {
       DeviceMinute row;
+      Map<String, MinuteStats.TypeStats> types;
       try {
-        row = row(e, (IntervalWindow) w, pane);
+        MinuteStats stats =
+            MinuteStats.of(
+                e.getValue().getAll(READINGS_SIDE), e.getValue().getAll(HEARTBEATS_SIDE));
+        row = row(e, (IntervalWindow) w, pane, stats);
+        types = stats.byType();
       } catch (RuntimeException thrown) {
         quarantineGroup(e.getValue(), thrown, out);
         return;
       }
       DEVICE_ROWS.inc();
       out.get(DEVICE_MINUTE).output(row);
+      types.forEach(
+          (type, stats) -> {
+            SENSOR_ROWS.inc();
+            out.get(SENSOR_MINUTE).output(SensorMinute.of(row, type, stats));
+          });
     }
 
-    static DeviceMinute row(KV<String, CoGbkResult> e, IntervalWindow window, PaneInfo pane) {
+    static DeviceMinute row(
+        KV<String, CoGbkResult> e, IntervalWindow window, PaneInfo pane, MinuteStats stats) {
       Iterable<SensorReading> readings = e.getValue().getAll(READINGS_SIDE);
       Iterable<Heartbeat> heartbeats = e.getValue().getAll(HEARTBEATS_SIDE);
       String site;
@@ -346,7 +362,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
           zone,
           window.start(),
           window.end(),
-          MinuteStats.of(readings, heartbeats),
+          stats,
           pane.getIndex(),
           pane.getTiming().name(),
           Instant.now());

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.medallion.iot.BronzeEvent;
 import dev.medallion.iot.DeviceMinute;
 import dev.medallion.iot.Heartbeat;
+import dev.medallion.iot.SensorMinute;
 import dev.medallion.iot.SensorReading;
 import dev.medallion.iot.SiteMinute;
 import dev.medallion.users.UserEvent;
@@ -55,6 +56,7 @@ class ColumnOrderTest {
             Heartbeat.class,
             DeviceMinute.class,
             SiteMinute.class,
+            SensorMinute.class,
             DeadLetter.class,
             UserEventBronze.class,
             UserEvent.class,

@@ -50,11 +50,13 @@ class GoldFailsafeTest {
             .apply(
                 ParDo.of(new WindowedDeviceStats.DeviceMinuteFn())
                     .withOutputTags(
-                        WindowedDeviceStats.DEVICE_MINUTE, TupleTagList.of(DeadLetter.TAG)));
+                        WindowedDeviceStats.DEVICE_MINUTE,
+                        TupleTagList.of(DeadLetter.TAG).and(WindowedDeviceStats.SENSOR_MINUTE)));
 
     String readingPayload = r.getRawPayload();
     String heartbeatPayload = h.getRawPayload();
     PAssert.that(out.get(WindowedDeviceStats.DEVICE_MINUTE)).empty();
+    PAssert.that(out.get(WindowedDeviceStats.SENSOR_MINUTE)).empty();
     PAssert.that(out.get(DeadLetter.TAG))
         .satisfies(
             letters -> {

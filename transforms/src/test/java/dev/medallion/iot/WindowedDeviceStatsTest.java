@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.medallion.core.DeadLetter;
 import dev.medallion.testing.BeamPipelineExtension;
+import dev.medallion.testing.Events;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.schemas.NoSuchSchemaException;
@@ -358,6 +359,34 @@ class WindowedDeviceStatsTest {
             "dev-0002|ON_TIME|0|0|null|null|null|null|null|2|79.5|-65.0|degraded" + window,
             // both sides
             "dev-0003|ON_TIME|0|2|null|null|null|null|1002.0|1|50.0|-80.0|error" + window);
+    // per device and sensor type: only types with readings, a resent reading once
+    PAssert.that(
+            out.get(WindowedDeviceStats.SENSOR_MINUTE)
+                .apply(
+                    "DescribeSensors",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via(
+                            (SensorMinute m) ->
+                                String.join(
+                                    "|",
+                                    m.getDeviceId(),
+                                    m.getSensorType(),
+                                    m.getUnit(),
+                                    String.valueOf(m.getReadingCount()),
+                                    String.valueOf(m.getValueAvg()),
+                                    String.valueOf(m.getValueMin()),
+                                    String.valueOf(m.getValueMax()),
+                                    m.getPaneTiming(),
+                                    m.getSite(),
+                                    m.getDate(),
+                                    m.getWindowStart() + "/" + m.getWindowEnd()))))
+        .containsInAnyOrder(
+            "dev-0001|temperature|C|1|20.0|20.0|20.0|ON_TIME|berlin|2026-11-29" + window,
+            "dev-0001|humidity|%|1|41.0|41.0|41.0|ON_TIME|berlin|2026-11-29" + window,
+            "dev-0003|pressure|hPa|2|1002.0|1001.0|1003.0|ON_TIME|"
+                + Events.DEVICES.get("dev-0003").getSite()
+                + "|2026-11-29"
+                + window);
     PAssert.that(
             out.get(WindowedDeviceStats.SITE_MINUTE)
                 .apply(
