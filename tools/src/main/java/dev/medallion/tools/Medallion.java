@@ -20,8 +20,8 @@ import picocli.CommandLine.Command;
  * --help}. {@code run} (the default: the whole IoT pipeline on the built-in generator, or a replay
  * with {@code --input}), the stages {@code bronze}, {@code silver} and {@code gold}, and {@code
  * users} pass their flags to Beam, so the same flags work on every runner; {@code validate}, {@code
- * query}, {@code quality} and {@code generate} are tools. A usage error is one line and exit code
- * 2; a failed job or check is one line (never a stack trace) and exit code 1.
+ * query}, {@code quality}, {@code report} and {@code generate} are tools. A usage error is one line
+ * and exit code 2; a failed job or check is one line (never a stack trace) and exit code 1.
  */
 @Command(
     name = "medallion",
@@ -72,7 +72,8 @@ public final class Medallion implements Runnable {
         cli,
         "gold",
         new PipelineCommand.Iot(IotJob.Stage.GOLD),
-        "Only Gold: silver/* -> gold/device_minute, gold/site_minute (replaces them).",
+        "Only Gold: silver/* -> gold/device_minute, gold/site_minute, gold/sensor_minute (replaces"
+            + " them).",
         IotOptions.class);
     pipeline(
         cli,
@@ -89,6 +90,7 @@ public final class Medallion implements Runnable {
     cli.addSubcommand("validate", new Validate());
     cli.addSubcommand("query", new Query());
     cli.addSubcommand("quality", new Quality());
+    cli.addSubcommand("report", new HtmlReport());
     cli.addSubcommand("generate", new Generate());
     cli.setExecutionExceptionHandler(Medallion::failed);
     cli.setParameterExceptionHandler(Medallion::badUsage);

@@ -61,13 +61,18 @@ class FieldMappingEndToEndTest {
   @Test
   void aPysparkBridgeStreamIsReadThroughItsMappingAndItsSensorCatalog() throws Exception {
     Path lake = tmp.resolve("lake");
+    // the bridges' own registry: its own column names, and bridge 102 without coordinates
     String devices = "--devices=" + Runs.TESTDATA.resolve("bridges/devices.csv");
+    String columns =
+        "--deviceColumns=bridge_id=device_id,city=site,river_section=zone,lat=latitude,"
+            + "lon=longitude";
     String catalog = "--sensorCatalog=" + Runs.TESTDATA.resolve("catalogs/bridges.yaml");
     FaultsTest.Outcome o =
         FaultsTest.medallion(
             "run",
             "--input=" + Runs.TESTDATA.resolve("bridges/readings.ndjson"),
             devices,
+            columns,
             "--mapping=" + MAPPINGS.resolve("pyspark-bridges.yaml"),
             catalog,
             "--lakehouse=" + lake);
@@ -89,21 +94,63 @@ class FieldMappingEndToEndTest {
             Runs.rows(
                 lake, "SELECT reason, count(*) FROM quarantine_iot_events GROUP BY 1 ORDER BY 1"))
         .containsExactly(List.of("unknown_device", 1L));
-    // Gold counts every kept reading; its aggregate columns are still the three built-in types.
+    // The registry's columns by its own names; a bridge without coordinates or model has nulls.
+    assertThat(
+            Runs.rows(
+                lake,
+                "SELECT DISTINCT device_id, zone, latitude, model FROM silver_sensor_readings"
+                    + " ORDER BY 1"))
+        .containsExactly(
+            List.of("101", "river", 41.14, "BRG-T1"),
+            java.util.Arrays.asList("102", "river", null, null));
+    // Gold's device rows count every kept reading; their aggregate columns are the built-in types.
     assertThat(
             Runs.rows(
                 lake,
                 "SELECT device_id, reading_count, temperature_avg FROM gold_device_minute"
                     + " ORDER BY device_id"))
         .containsExactly(List.of("101", 3L, 7.25), List.of("102", 2L, 6.5));
+    // gold_sensor_minute has every type of the catalog, in its unit.
+    assertThat(
+            Runs.rows(
+                lake,
+                "SELECT device_id, sensor_type, unit, reading_count, value_avg, value_max"
+                    + " FROM gold_sensor_minute_current ORDER BY device_id, sensor_type"))
+        .containsExactly(
+            List.of("101", "temperature", "C", 1L, 7.25, 7.25),
+            List.of("101", "tilt", "deg", 1L, 0.05, 0.05),
+            List.of("101", "vibration", "mm/s", 1L, 0.42, 0.42),
+            List.of("102", "temperature", "C", 1L, 6.5, 6.5),
+            List.of("102", "vibration", "mm/s", 1L, 0.37, 0.37));
     // validate checks Silver against the catalog the run used, and fails against the built-in.
     FaultsTest.Outcome valid =
-        FaultsTest.medallion("validate", devices, catalog, "--lakehouse=" + lake);
+        FaultsTest.medallion("validate", devices, columns, catalog, "--lakehouse=" + lake);
     assertThat(valid.code()).as(valid.out() + valid.err()).isZero();
-    FaultsTest.Outcome builtIn = FaultsTest.medallion("validate", devices, "--lakehouse=" + lake);
+    FaultsTest.Outcome builtIn =
+        FaultsTest.medallion("validate", devices, columns, "--lakehouse=" + lake);
     assertThat(builtIn.code()).isEqualTo(1);
     assertThat(builtIn.out())
         .contains("FAIL silver  readings: types, units and ranges valid       3 invalid rows");
+
+    // report: one page a person reads, looked at as headless Chromium renders it
+    Path html = tmp.resolve("report.html");
+    FaultsTest.Outcome report =
+        FaultsTest.medallion(
+            "report", devices, columns, catalog, "--lakehouse=" + lake, "--out=" + html);
+    assertThat(report.code()).as(report.out() + report.err()).isZero();
+    String page = java.nio.file.Files.readString(html);
+    assertThat(page)
+        .contains("<tr><td>gold_sensor_minute</td><td class=\"n\">5</td></tr>")
+        .contains("<td>silver</td><td>unknown_device</td><td class=\"n\">1</td>")
+        .contains("device 999 is not in the device registry")
+        .contains("All 14 checks passed.")
+        .doesNotContain("class=\"fail\"");
+    assertThat(page.split("<img class=\"chart\"", -1)).hasSize(4); // temperature, tilt, vibration
+    java.awt.image.BufferedImage shot = ReportPage.screenshot(html, tmp);
+    // Each chart's porto series is drawn (JFreeChart's first series colour), and the checks'
+    // PASS marks are shown in their green.
+    assertThat(ReportPage.pixelsLike(shot, 0xFF5555)).isGreaterThan(60);
+    assertThat(ReportPage.pixelsLike(shot, 0x1A7F37)).isGreaterThan(40);
   }
 
   @Test
