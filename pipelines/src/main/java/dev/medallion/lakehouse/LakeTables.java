@@ -254,27 +254,50 @@ public final class LakeTables implements AutoCloseable {
               NameMappingParser.toJson(MappingUtil.create(table.schema())))
           .commit();
     }
-    relaxRequiredColumns(def, table);
+    evolve(def, table);
     loaded.put(def.name(), checked(def, table));
     return table;
   }
 
   /**
-   * A column the table keeps as required but its record now declares nullable (the registry's
-   * optional latitude, longitude and model in Silver) becomes optional: Iceberg allows that change,
-   * and older files, which have a value in every row, still read.
+   * A table written by an older Medallion is brought to its record's schema, which only ever grows
+   * by nullable columns: a declared column the table lacks is added as optional (the {@code extra}
+   * column of Bronze and Silver), and a column the record now declares nullable becomes optional
+   * (the registry's optional latitude, longitude and model in Silver). Iceberg allows both, and
+   * older files read with the new column null. The name mapping follows.
    */
-  private static void relaxRequiredColumns(Catalog.Table def, Table table) {
-    org.apache.iceberg.UpdateSchema update = null;
-    for (org.apache.beam.sdk.schemas.Schema.Field f : def.schema().getFields()) {
-      Types.NestedField column = table.schema().findField(f.getName());
-      if (column != null && column.isRequired() && f.getType().getNullable()) {
-        update = update == null ? table.updateSchema() : update;
-        update.makeColumnOptional(f.getName());
+  private static void evolve(Catalog.Table def, Table table) {
+    for (int attempt = 0; ; attempt++) {
+      org.apache.iceberg.UpdateSchema update = null;
+      for (org.apache.beam.sdk.schemas.Schema.Field f : def.schema().getFields()) {
+        Types.NestedField column = table.schema().findField(f.getName());
+        if (column == null && f.getType().getNullable()) {
+          update = update == null ? table.updateSchema() : update;
+          update.addColumn(f.getName(), icebergType(f));
+        } else if (column != null && column.isRequired() && f.getType().getNullable()) {
+          update = update == null ? table.updateSchema() : update;
+          update.makeColumnOptional(f.getName());
+        }
       }
-    }
-    if (update != null) {
-      update.commit();
+      if (update == null) {
+        return;
+      }
+      try {
+        update.commit();
+      } catch (org.apache.iceberg.exceptions.CommitFailedException | IllegalArgumentException e) {
+        if (attempt > 0) {
+          throw e;
+        }
+        table.refresh(); // another run evolved it meanwhile: look again
+        continue;
+      }
+      table
+          .updateProperties()
+          .set(
+              TableProperties.DEFAULT_NAME_MAPPING,
+              NameMappingParser.toJson(MappingUtil.create(table.schema())))
+          .commit();
+      return;
     }
   }
 
@@ -341,23 +364,26 @@ public final class LakeTables implements AutoCloseable {
     List<Types.NestedField> fields = new ArrayList<>();
     int id = 1;
     for (org.apache.beam.sdk.schemas.Schema.Field f : beam.getFields()) {
-      Type type =
-          switch (f.getType().getTypeName()) {
-            case STRING -> Types.StringType.get();
-            case INT32, INT16, BYTE -> Types.IntegerType.get();
-            case INT64 -> Types.LongType.get();
-            case DOUBLE -> Types.DoubleType.get();
-            case FLOAT -> Types.FloatType.get();
-            case BOOLEAN -> Types.BooleanType.get();
-            case DATETIME -> Types.TimestampType.withZone();
-            default -> throw new IllegalArgumentException("no Iceberg type for " + f);
-          };
+      Type type = icebergType(f);
       fields.add(
           f.getType().getNullable()
               ? Types.NestedField.optional(id++, f.getName(), type)
               : Types.NestedField.required(id++, f.getName(), type));
     }
     return new Schema(fields);
+  }
+
+  static Type icebergType(org.apache.beam.sdk.schemas.Schema.Field f) {
+    return switch (f.getType().getTypeName()) {
+      case STRING -> Types.StringType.get();
+      case INT32, INT16, BYTE -> Types.IntegerType.get();
+      case INT64 -> Types.LongType.get();
+      case DOUBLE -> Types.DoubleType.get();
+      case FLOAT -> Types.FloatType.get();
+      case BOOLEAN -> Types.BooleanType.get();
+      case DATETIME -> Types.TimestampType.withZone();
+      default -> throw new IllegalArgumentException("no Iceberg type for " + f);
+    };
   }
 
   /** The data files of a table's current snapshot (none when the table does not exist). */

@@ -48,6 +48,16 @@ class FieldMappingEndToEndTest {
                     + " last_event_type FROM gold_user_features ORDER BY user_id"))
         .containsExactly(
             List.of("42", 2L, 1L, 1L, 0L, "purchase"), List.of("u-7", 1L, 0L, 0L, 1L, "click"));
+    // The ML fields no rule reads are kept, queryable, in Silver's extra column.
+    assertThat(
+            Runs.rows(
+                lake,
+                "SELECT event_id, extra->>'feature_hash', CAST(extra->>'model_input_flag' AS BOOLEAN),"
+                    + " extra->>'inference_ts' FROM silver_user_events ORDER BY event_id"))
+        .containsExactly(
+            List.of("9001", "9f2c1e", true, "2026-11-27T09:00:01.250Z"),
+            java.util.Arrays.asList("9002", "9f2c1f", false, null),
+            List.of("9003", "a01b22", true, "2026-11-28T16:30:00.900Z"));
     // The raw line is the document as it came, ML fields included.
     assertThat(
             Runs.rows(lake, "SELECT raw_line FROM bronze_user_events WHERE source LIKE '%#2'")

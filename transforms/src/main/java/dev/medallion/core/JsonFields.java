@@ -3,7 +3,11 @@ package dev.medallion.core;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -19,12 +23,14 @@ public final class JsonFields {
 
   private final ObjectNode json;
   private final List<String> errors = new ArrayList<>();
+  private final Set<String> read = new HashSet<>();
 
   public JsonFields(ObjectNode json) {
     this.json = json;
   }
 
   public @Nullable String text(String field) {
+    read.add(field);
     JsonNode v = json.get(field);
     if (v == null || v.isNull()) {
       return null;
@@ -36,6 +42,7 @@ public final class JsonFields {
   }
 
   public @Nullable Double number(String field) {
+    read.add(field);
     JsonNode v = json.get(field);
     if (v == null || v.isNull()) {
       return null;
@@ -52,6 +59,7 @@ public final class JsonFields {
   }
 
   public @Nullable Long integer(String field) {
+    read.add(field);
     JsonNode v = json.get(field);
     if (v == null || v.isNull()) {
       return null;
@@ -70,6 +78,24 @@ public final class JsonFields {
   /** Notes a field whose value a caller found unusable (an unparseable timestamp, say). */
   public void noteWrong(String field, JsonNode v) {
     errors.add(field + ":" + v.getNodeType().name().toLowerCase());
+  }
+
+  /**
+   * The fields of the object that no rule reads (neither read through this object nor named in
+   * {@code known}), as one JSON object in their order; null when there are none. Bronze and Silver
+   * keep it in their {@code extra} column, so that what the rules do not know stays queryable.
+   */
+  public @Nullable String extra(String... known) {
+    Set<String> skip = new HashSet<>(read);
+    skip.addAll(List.of(known));
+    ObjectNode rest = json.objectNode();
+    for (Iterator<Map.Entry<String, JsonNode>> it = json.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> f = it.next();
+      if (!skip.contains(f.getKey())) {
+        rest.set(f.getKey(), f.getValue());
+      }
+    }
+    return rest.isEmpty() ? null : rest.toString();
   }
 
   /**

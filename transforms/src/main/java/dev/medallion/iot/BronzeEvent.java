@@ -95,6 +95,13 @@ public abstract class BronzeEvent {
   @SchemaFieldNumber("21")
   public abstract @Nullable String getTypeErrors();
 
+  /**
+   * The record's fields the rules do not know, as a JSON object ({@code {"firmware":"1.2"}}); null
+   * when it has none. Query it with DuckDB's {@code extra->>'firmware'}.
+   */
+  @SchemaFieldNumber("22")
+  public abstract @Nullable String getExtra();
+
   public static BronzeEvent of(
       String eventKind,
       String deviceId,
@@ -125,6 +132,7 @@ public abstract class BronzeEvent {
         fields.number("battery_pct"),
         fields.integer("rssi_dbm"),
         fields.text("status"),
-        fields.typeErrors());
+        fields.typeErrors(),
+        fields.extra("device_id", "ts"));
   }
 }

@@ -62,6 +62,10 @@ public abstract class Heartbeat {
   @SchemaFieldNumber("15")
   public abstract Instant getIngestTs();
 
+  /** The event's fields the rules do not know, as in Bronze ({@link BronzeEvent#getExtra}). */
+  @SchemaFieldNumber("16")
+  public abstract @Nullable String getExtra();
+
   public static Builder builder() {
     return new AutoValue_Heartbeat.Builder();
   }
@@ -100,6 +104,8 @@ public abstract class Heartbeat {
     public abstract Builder setReceivedAt(@Nullable Instant v);
 
     public abstract Builder setIngestTs(Instant v);
+
+    public abstract Builder setExtra(@Nullable String v);
 
     public abstract Heartbeat build();
   }

@@ -75,6 +75,10 @@ public abstract class SensorReading {
   @SchemaFieldNumber("18")
   public abstract Instant getIngestTs();
 
+  /** The event's fields the rules do not know, as in Bronze ({@link BronzeEvent#getExtra}). */
+  @SchemaFieldNumber("19")
+  public abstract @Nullable String getExtra();
+
   public static Builder builder() {
     return new AutoValue_SensorReading.Builder();
   }
@@ -119,6 +123,8 @@ public abstract class SensorReading {
     public abstract Builder setReceivedAt(@Nullable Instant v);
 
     public abstract Builder setIngestTs(Instant v);
+
+    public abstract Builder setExtra(@Nullable String v);
 
     public abstract SensorReading build();
   }

@@ -248,6 +248,7 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
         .setSourceName(e.getSourceName())
         .setReceivedAt(e.getReceivedAt())
         .setIngestTs(e.getIngestTs())
+        .setExtra(e.getExtra())
         .build();
   }
 
@@ -284,6 +285,7 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
         .setSourceName(e.getSourceName())
         .setReceivedAt(e.getReceivedAt())
         .setIngestTs(e.getIngestTs())
+        .setExtra(e.getExtra())
         .build();
   }
 

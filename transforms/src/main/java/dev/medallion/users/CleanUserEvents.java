@@ -235,6 +235,7 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
         .setSourceFile(b.getSourceFile())
         .setLineNumber(b.getLineNumber())
         .setIngestTs(b.getIngestTs())
+        .setExtra(b.getExtra())
         .build();
   }
 

@@ -68,6 +68,10 @@ public abstract class UserEvent {
   @SchemaFieldNumber("15")
   public abstract Instant getIngestTs();
 
+  /** The event's fields the rules do not know, as in Bronze ({@link UserEventBronze#getExtra}). */
+  @SchemaFieldNumber("16")
+  public abstract @Nullable String getExtra();
+
   public static Builder builder() {
     return new AutoValue_UserEvent.Builder();
   }
@@ -106,6 +110,8 @@ public abstract class UserEvent {
     public abstract Builder setLineNumber(long v);
 
     public abstract Builder setIngestTs(Instant v);
+
+    public abstract Builder setExtra(@Nullable String v);
 
     public abstract UserEvent build();
   }

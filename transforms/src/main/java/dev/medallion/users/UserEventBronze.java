@@ -82,6 +82,13 @@ public abstract class UserEventBronze {
   public abstract @Nullable String getTypeErrors();
 
   /**
+   * The record's fields the rules do not know (ML fields such as {@code feature_hash}), as a JSON
+   * object; null when it has none. Query it with DuckDB's {@code extra->>'feature_hash'}.
+   */
+  @SchemaFieldNumber("18")
+  public abstract @Nullable String getExtra();
+
+  /**
    * @param eventTimestamp the parsed {@code event_timestamp}, or null when it is absent or invalid
    *     (then {@code fields} has noted its type)
    */
@@ -116,6 +123,7 @@ public abstract class UserEventBronze {
         price,
         device,
         country,
-        fields.typeErrors());
+        fields.typeErrors(),
+        fields.extra("event_timestamp"));
   }
 }

@@ -8,6 +8,7 @@ import dev.medallion.core.InvalidRecordException;
 import dev.medallion.core.RawEvent;
 import dev.medallion.testing.BeamPipelineExtension;
 import dev.medallion.users.IngestUserEvents;
+import dev.medallion.users.UserEventBronze;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.testing.PAssert;
@@ -165,6 +166,44 @@ public class IngestToBronzeTest {
     assertThat(e.getSeq()).isEqualTo(1042L);
     assertThat(e.getBatteryPct()).isNull();
     assertThat(e.getTypeErrors()).isNull();
+    assertThat(e.getExtra()).isNull(); // every field of the line is a known one
+  }
+
+  @Test
+  void fieldsNoRuleKnowsAreKeptAsOneJsonObjectInBronzeAndSilver() {
+    String line =
+        READING.replace("}", ",\"firmware\":\"1.2\",\"calib\":{\"offset\":0.5},\"tags\":[1,2]}");
+    BronzeEvent e =
+        IngestToBronze.classify(RawEvent.of(line, "file", "x", null, 1, null), new Instant(0));
+    assertThat(e.getExtra())
+        .isEqualTo("{\"firmware\":\"1.2\",\"calib\":{\"offset\":0.5},\"tags\":[1,2]}");
+    // a heartbeat's reading fields are known ones, even when absent or null
+    BronzeEvent h =
+        IngestToBronze.classify(
+            RawEvent.of(
+                HEARTBEAT.replace("}", ",\"value\":null,\"fw\":2}"), "file", "x", null, 2, null),
+            new Instant(0));
+    assertThat(h.getExtra()).isEqualTo("{\"fw\":2}");
+    assertThat(
+            ValidateAndEnrich.toReading(
+                    e,
+                    java.util.Map.of(
+                        "dev-0007", Device.of("dev-0007", "berlin", "z1", null, null, null, null)),
+                    SensorCatalog.DEFAULT)
+                .getExtra())
+        .isEqualTo(e.getExtra());
+    UserEventBronze u =
+        IngestUserEvents.parse(
+            RawEvent.of(
+                "{\"user_id\":\"u1\",\"event_type\":\"view\",\"event_timestamp\":1,"
+                    + "\"model_input_flag\":true,\"price\":null}",
+                "file",
+                "x",
+                null,
+                3,
+                null),
+            new Instant(0));
+    assertThat(u.getExtra()).isEqualTo("{\"model_input_flag\":true}");
   }
 
   @Test
