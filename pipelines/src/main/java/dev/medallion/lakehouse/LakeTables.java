@@ -245,14 +245,7 @@ public final class LakeTables implements AutoCloseable {
       table = create(def, id);
     }
     if (!table.properties().containsKey(TableProperties.DEFAULT_NAME_MAPPING)) {
-      // The data files carry no Iceberg field ids: readers map their columns by name, with the
-      // ids the table itself assigned.
-      table
-          .updateProperties()
-          .set(
-              TableProperties.DEFAULT_NAME_MAPPING,
-              NameMappingParser.toJson(MappingUtil.create(table.schema())))
-          .commit();
+      mapNamesToIds(table);
     }
     evolve(def, table);
     loaded.put(def.name(), checked(def, table));
@@ -291,14 +284,22 @@ public final class LakeTables implements AutoCloseable {
         table.refresh(); // another run evolved it meanwhile: look again
         continue;
       }
-      table
-          .updateProperties()
-          .set(
-              TableProperties.DEFAULT_NAME_MAPPING,
-              NameMappingParser.toJson(MappingUtil.create(table.schema())))
-          .commit();
+      mapNamesToIds(table);
       return;
     }
+  }
+
+  /**
+   * The data files carry no Iceberg field ids: readers map their columns by name, with the ids the
+   * table itself assigned.
+   */
+  private static void mapNamesToIds(Table table) {
+    table
+        .updateProperties()
+        .set(
+            TableProperties.DEFAULT_NAME_MAPPING,
+            NameMappingParser.toJson(MappingUtil.create(table.schema())))
+        .commit();
   }
 
   /**
