@@ -94,9 +94,15 @@ public final class InputFiles {
   /**
    * What a run is to read of its {@code --input}: the files no earlier run ingested ({@code fresh},
    * with their versions), and those that one did ingest but that changed since ({@code changed}:
-   * their size or time differs from what that run recorded), which are not read again.
+   * their size or time differs from what that run recorded), which are not read again unless
+   * re-ingested ({@link #reingestingChanged}: then they are in {@code fresh} and {@code
+   * reingested}).
    */
-  public record NewInput(List<String> fresh, Map<String, String> versions, List<String> changed) {
+  public record NewInput(
+      List<String> fresh,
+      Map<String, String> versions,
+      List<String> changed,
+      List<String> reingested) {
     /** Of {@code matching} (path → version now), given what earlier runs ingested. */
     public static NewInput of(
         Map<String, String> matching, Set<String> ingested, Map<String, String> ingestedVersions) {
@@ -113,7 +119,19 @@ public final class InputFiles {
               changed.add(file);
             }
           });
-      return new NewInput(fresh, versions, changed);
+      return new NewInput(fresh, versions, changed, List.of());
+    }
+
+    /** The changed files read again (with their versions now), to replace what Bronze holds. */
+    public NewInput reingestingChanged(Map<String, String> matching) {
+      if (changed.isEmpty()) {
+        return this;
+      }
+      List<String> all = new ArrayList<>(fresh);
+      all.addAll(changed);
+      Map<String, String> allVersions = new TreeMap<>(versions);
+      changed.forEach(f -> allVersions.put(f, matching.get(f)));
+      return new NewInput(all, allVersions, List.of(), List.copyOf(changed));
     }
 
     /** Says on stderr which ingested files changed and were skipped, if any. */
@@ -126,8 +144,11 @@ public final class InputFiles {
               + ": "
               + changed.size()
               + " --input file(s) changed since an earlier run ingested them, and were NOT read"
-              + " again (Bronze keeps what that run read; re-ingesting a changed file is not"
-              + " supported yet: give the corrected file a new name): "
+              + " again (Bronze keeps what that run read; "
+              + ("users".equals(name)
+                  ? "--reingest replaces it with the file as it is now"
+                  : "give the corrected file a new name")
+              + "): "
               + String.join(", ", changed.subList(0, Math.min(10, changed.size())))
               + (changed.size() > 10 ? ", …" : ""));
     }

@@ -155,7 +155,12 @@ public final class LakeTables implements AutoCloseable {
     /** The files replace the rows whose {@code column} is one of {@code values}. */
     REPLACE_WHERE,
     /** The files replace the files named in {@code values}, which hold the same rows. */
-    REWRITE
+    REWRITE,
+    /**
+     * The files named in {@code values} go and the files come, in one snapshot: a re-ingest, whose
+     * new files hold the rows of the old ones but for the replaced input's, and its new rows.
+     */
+    REPLACE_FILES
   }
 
   /** One table's change in a run: files (full paths) and how they go in. */
@@ -167,6 +172,11 @@ public final class LakeTables implements AutoCloseable {
     public static Step replaceWhere(
         String table, String column, List<String> values, List<String> files) {
       return new Step(table, Op.REPLACE_WHERE, files, column, values);
+    }
+
+    /** {@code replaced} leave the table and {@code files} enter it, in one snapshot. */
+    public static Step replaceFiles(String table, List<String> replaced, List<String> files) {
+      return new Step(table, Op.REPLACE_FILES, files, "", replaced);
     }
   }
 
@@ -688,6 +698,17 @@ public final class LakeTables implements AutoCloseable {
 
   private static final Object COMMITS = new Object();
 
+  /** The data files of the table's current snapshot, by location. */
+  private static Map<String, DataFile> currentFiles(Table table, String name) {
+    Map<String, DataFile> current = new HashMap<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      tasks.forEach(t -> current.put(t.file().location(), t.file().copy()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot plan the files of " + name, e);
+    }
+    return current;
+  }
+
   private boolean embedded() {
     return !config.glue() && config.catalogUri().isEmpty();
   }
@@ -720,12 +741,7 @@ public final class LakeTables implements AutoCloseable {
         update = overwrite;
       }
       case REWRITE -> {
-        Map<String, DataFile> current = new HashMap<>();
-        try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-          tasks.forEach(t -> current.put(t.file().location(), t.file().copy()));
-        } catch (IOException e) {
-          throw new UncheckedIOException("cannot plan the files of " + step.table(), e);
-        }
+        Map<String, DataFile> current = currentFiles(table, step.table());
         RewriteFiles rewrite = table.newRewrite();
         long before = 0;
         for (String f : step.values()) {
@@ -747,6 +763,19 @@ public final class LakeTables implements AutoCloseable {
               "compacting " + step.table() + " would turn " + before + " rows into " + after);
         }
         update = rewrite;
+      }
+      case REPLACE_FILES -> {
+        Map<String, DataFile> current = currentFiles(table, step.table());
+        OverwriteFiles overwrite = table.newOverwrite();
+        for (String f : step.values()) {
+          DataFile old = current.get(f);
+          if (old == null) {
+            throw new IllegalStateException(f + " is no longer in " + step.table());
+          }
+          overwrite.deleteFile(old);
+        }
+        step.files().forEach(f -> overwrite.addFile(dataFile(table, f)));
+        update = overwrite;
       }
       default -> throw new IllegalStateException(step.op().name());
     }

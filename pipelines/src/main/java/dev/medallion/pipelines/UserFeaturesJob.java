@@ -5,6 +5,7 @@ import dev.medallion.core.InputFormat;
 import dev.medallion.core.MedallionException;
 import dev.medallion.core.ReadNdjsonLines;
 import dev.medallion.core.ReadTable;
+import dev.medallion.core.TableRewrite;
 import dev.medallion.lakehouse.Catalog;
 import dev.medallion.lakehouse.CrashPoints;
 import dev.medallion.lakehouse.InputFiles;
@@ -20,6 +21,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.joda.time.Duration;
@@ -69,11 +71,28 @@ public final class UserFeaturesJob {
     }
     InputFiles.NewInput input =
         InputFiles.NewInput.of(matching, tables.ingested(BRONZE), tables.ingestedVersions(BRONZE));
-    input.sayChanged("users");
+    if (o.getReingest()) {
+      input = input.reingestingChanged(matching);
+    } else {
+      input.sayChanged("users");
+    }
     List<String> fresh = input.fresh();
+    Reingest reingest = Reingest.NONE;
+    if (!input.reingested().isEmpty()) {
+      RunIds.claim(lake, runId); // the rewritten files are the run's, before its job
+      try {
+        reingest = Reingest.of(input.reingested(), tables, runId);
+      } catch (IOException | RuntimeException e) {
+        RunIds.discard(tables, runId);
+        RunIds.end(lake, runId);
+        throw e;
+      }
+    }
     Pipeline p = Pipeline.create(o);
-    build(p, fresh, tables.paths(BRONZE), lake, o);
-    RunIds.claim(lake, runId);
+    build(p, fresh, reingest.bronzeFiles(tables.paths(BRONZE)), lake, o);
+    if (reingest == Reingest.NONE) {
+      RunIds.claim(lake, runId);
+    }
     PipelineResult result;
     try {
       result = Progress.runAndWait(p);
@@ -91,11 +110,10 @@ public final class UserFeaturesJob {
     tables.commit(
         runId,
         List.of(
-            LakeTables.Step.of(
-                BRONZE.name(), LakeTables.Op.APPEND, tables.listedBy(BRONZE, runId, "")),
-            LakeTables.Step.of(
-                QUARANTINE.name(),
-                LakeTables.Op.APPEND,
+            reingest.step(BRONZE, reingest.bronze(), tables.listedBy(BRONZE, runId, "")),
+            reingest.step(
+                QUARANTINE,
+                reingest.deadLetters(),
                 tables.listedBy(QUARANTINE, runId, "stage=" + DeadLetter.BRONZE)),
             LakeTables.Step.of(
                 SILVER.name(), LakeTables.Op.REPLACE_ALL, tables.listedBy(SILVER, runId, "")),
@@ -113,6 +131,57 @@ public final class UserFeaturesJob {
     RunIds.discard(tables, runId);
     RunIds.end(lake, runId);
     return new Summary(fresh.size(), Progress.counters(result), Progress.examples(result));
+  }
+
+  /**
+   * What a re-ingest ({@code --reingest}) replaces before the job: the Bronze files and the Bronze
+   * dead-letter files that hold rows of the changed input files, written again without them ({@link
+   * TableRewrite}). The job computes Silver and Gold from Bronze as it will be; the commit replaces
+   * those files and adds the new rows in one snapshot per table.
+   */
+  record Reingest(TableRewrite.Rewritten bronze, TableRewrite.Rewritten deadLetters) {
+    static final Reingest NONE =
+        new Reingest(TableRewrite.Rewritten.NONE, TableRewrite.Rewritten.NONE);
+
+    static Reingest of(List<String> changed, LakeTables tables, String runId) throws IOException {
+      Set<String> files = Set.copyOf(changed);
+      TableRewrite.Rewritten bronze =
+          TableRewrite.withoutRows(tables.paths(BRONZE), "source_file", files, runId);
+      List<String> bronzeDead =
+          tables.paths(QUARANTINE).stream()
+              .filter(f -> f.contains("/stage=" + DeadLetter.BRONZE + "/"))
+              .toList();
+      TableRewrite.Rewritten dead =
+          TableRewrite.withoutRows(bronzeDead, "source_name", files, runId);
+      System.err.println(
+          "users: re-ingesting "
+              + changed.size()
+              + " changed --input file(s); their "
+              + bronze.dropped()
+              + " Bronze row(s) and "
+              + dead.dropped()
+              + " Bronze dead letter(s) are replaced by what the files hold now: "
+              + String.join(", ", changed.subList(0, Math.min(10, changed.size())))
+              + (changed.size() > 10 ? ", …" : ""));
+      return new Reingest(bronze, dead);
+    }
+
+    /** Bronze's committed files as the job is to read them: the rewritten in place of the old. */
+    List<String> bronzeFiles(List<String> committed) {
+      List<String> out = new ArrayList<>(committed);
+      out.removeAll(bronze.replaced());
+      out.addAll(bronze.added());
+      return out;
+    }
+
+    /** The run's files of a table: appended, or replacing the rewritten files with them. */
+    LakeTables.Step step(Catalog.Table table, TableRewrite.Rewritten rewritten, List<String> run) {
+      if (rewritten.replaced().isEmpty()) {
+        return LakeTables.Step.of(table.name(), LakeTables.Op.APPEND, run);
+      }
+      return LakeTables.Step.replaceFiles(
+          table.name(), rewritten.replaced(), concat(run, rewritten.added()));
+    }
   }
 
   static final Catalog.Table BRONZE = Catalog.byPath(Lakehouse.BRONZE_USERS);

@@ -14,6 +14,15 @@ public interface UsersOptions extends LakehouseOptions {
   void setAsOf(String value);
 
   @Description(
+      "Read again the --input files that changed since a run ingested them, and replace their"
+          + " rows in Bronze (and their Bronze dead letters) in the run's commit; without it they"
+          + " are named and skipped.")
+  @Default.Boolean(false)
+  boolean getReingest();
+
+  void setReingest(boolean value);
+
+  @Description(
       "Days an event's time may be ahead of the moment it was ingested; later is quarantined as"
           + " future_event_timestamp (a clock error such as 9999-12-31).")
   @Default.Integer(30)

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,7 +14,7 @@ class ChangedInputTest {
   @TempDir Path tmp;
 
   @Test
-  void aChangedUsersFileIsNamedAndSkippedAndANewOneIsRead() throws Exception {
+  void aChangedUsersFileIsNamedAndSkippedAndReplacedWhenReingested() throws Exception {
     Path in = tmp.resolve("in");
     Files.createDirectories(in);
     Path a = in.resolve("a.ndjson");
@@ -52,6 +53,54 @@ class ChangedInputTest {
                     "SELECT count(*) FROM quarantine_user_events"
                         + " WHERE stage = 'bronze' AND source_name LIKE '%b.ndjson'"))
         .isEqualTo(b);
+
+    // With --reingest, a.ndjson as it is now replaces what Bronze held of it, in one commit; b
+    // stays as it was, and Silver and Gold follow.
+    Files.writeString(a, "not json at all\n", StandardOpenOption.APPEND);
+    long bronzeB =
+        Runs.count(
+            lake, "SELECT count(*) FROM bronze_user_events WHERE source_file LIKE '%b.ndjson'");
+    FaultsTest.Outcome reingest =
+        FaultsTest.medallion("users", input, "--lakehouse=" + lake, "--reingest");
+    assertThat(reingest.code()).as(reingest.err()).isZero();
+    assertThat(reingest.err())
+        .contains(
+            "users: re-ingesting 1 changed --input file(s); their " + bronze + " Bronze row(s)")
+        .doesNotContain("NOT read again");
+    long linesA = Files.readAllLines(a).size();
+    String ofA = " LIKE '%a.ndjson'";
+    assertThat(Runs.count(lake, "SELECT count(*) FROM bronze_user_events WHERE source_file" + ofA))
+        .isEqualTo(linesA - 1);
+    assertThat(
+            Runs.rows(
+                lake,
+                "SELECT reason, source FROM quarantine_user_events"
+                    + " WHERE stage = 'bronze' AND source_name"
+                    + ofA))
+        .containsExactly(List.of("not_json", "file:" + a + "#" + linesA));
+    assertThat(Runs.count(lake, "SELECT count(*) - count(DISTINCT source) FROM bronze_user_events"))
+        .as("no line twice")
+        .isZero();
+    assertThat(
+            Runs.count(
+                lake, "SELECT count(*) FROM bronze_user_events WHERE source_file LIKE '%b.ndjson'"))
+        .isEqualTo(bronzeB);
+    assertThat(
+            Runs.count(
+                lake,
+                "SELECT count(*) FROM silver_user_events WHERE user_id = 'u-9'"
+                    + " AND event_type = 'click'"))
+        .isEqualTo(1);
+    assertThat(Runs.count(lake, "SELECT count(*) FROM gold_user_features WHERE user_id = 'u-9'"))
+        .isEqualTo(1);
+    // Once re-ingested, Bronze records the file's version now: a next run has nothing to say.
+    try (dev.medallion.lakehouse.LakeTables tables =
+        dev.medallion.lakehouse.LakeTables.open(
+            dev.medallion.lakehouse.LakeTables.Config.of(lake.toString()))) {
+      assertThat(
+              tables.ingestedVersions(dev.medallion.lakehouse.Catalog.table("bronze_user_events")))
+          .containsAllEntriesOf(dev.medallion.lakehouse.InputFiles.versions(a.toString()));
+    }
   }
 
   @Test

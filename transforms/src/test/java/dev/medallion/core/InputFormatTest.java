@@ -32,8 +32,8 @@ class InputFormatTest {
   @Test
   void theFlagIsCheckedAndAutoResolvesPerFile() {
     assertThat(InputFormat.of(" JSON ")).isEqualTo(InputFormat.JSON);
-    assertThatThrownBy(() -> InputFormat.of("csv"))
-        .hasMessage("--inputFormat must be auto, ndjson or json, not 'csv'");
+    assertThatThrownBy(() -> InputFormat.of("tsv"))
+        .hasMessage("--inputFormat must be auto, ndjson, json or csv, not 'tsv'");
     byte[] pretty = "{\n".getBytes(StandardCharsets.UTF_8);
     assertThat(InputFormat.AUTO.resolve(pretty, pretty.length)).isEqualTo(InputFormat.JSON);
     assertThat(InputFormat.NDJSON.resolve(pretty, pretty.length)).isEqualTo(InputFormat.NDJSON);
