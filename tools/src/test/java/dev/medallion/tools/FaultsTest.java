@@ -63,9 +63,15 @@ class FaultsTest {
   @Test
   void aSecondWriterWhileARunIsGoingIsRefusedAndNothingIsLost() throws Exception {
     Path lake = tmp.resolve("lake");
-    // A live run in another JVM: 20 minutes of event time at 60x, about 20 s.
+    // A live run in another JVM: 6 minutes of event time at 24x, about 15 s.
     Process child =
-        child("live.log", "run", "--lakehouse=" + lake, "--durationMinutes=20", "--runId=live");
+        child(
+            "live.log",
+            "run",
+            "--lakehouse=" + lake,
+            "--durationMinutes=6",
+            "--speedup=24",
+            "--runId=live");
     Path lock = lake.resolve("_catalog/_lock");
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
     while (child.isAlive()
