@@ -239,6 +239,7 @@ public final class UserFeaturesJob {
                         .replay(),
                     ReadTable.ofFiles(earlierBronze, UserEventBronze.class).replay())
                 .asOf(o.getAsOf())
+                .withChangesBy(o.getCdcKey())
                 .withMaxAheadOfIngest(Duration.standardDays(o.getMaxFutureDays())))
         .apply("WriteTables", WriteUserTables.to(lake, o));
   }

@@ -14,6 +14,16 @@ public interface UsersOptions extends LakehouseOptions {
   void setAsOf(String value);
 
   @Description(
+      "Changes of data: records with op (I, U, D) and updated_at are versions of the record with"
+          + " this key field (e.g. event_id); the latest wins in Silver and a delete removes the"
+          + " record (the other versions are quarantined as cdc_superseded, cdc_deleted). Empty:"
+          + " no record is a change.")
+  @Default.String("")
+  String getCdcKey();
+
+  void setCdcKey(String value);
+
+  @Description(
       "Read again the --input files that changed since a run ingested them, and replace their"
           + " rows in Bronze (and their Bronze dead letters) in the run's commit; without it they"
           + " are named and skipped.")

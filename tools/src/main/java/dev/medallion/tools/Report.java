@@ -33,12 +33,17 @@ final class Report {
     long kept = c.getOrDefault("silver_user_accepted", 0L);
     long quarantined = c.getOrDefault("silver_user_rejected", 0L);
     long duplicates = c.getOrDefault("silver_user_duplicates", 0L);
+    long replaced = c.getOrDefault("silver_user_replaced", 0L);
     System.out.printf(
         "bronze : %d new file(s); %d lines = %d rows + %d dead letters%n",
         s.newFiles(), bronzeKept + bronzeDead, bronzeKept, bronzeDead);
     System.out.printf(
-        "silver : %d bronze rows = %d kept + %d quarantined + %d duplicates removed%n",
-        kept + quarantined + duplicates, kept, quarantined, duplicates);
+        "silver : %d bronze rows = %d kept + %d quarantined + %d duplicates removed%s%n",
+        kept + quarantined + duplicates + replaced,
+        kept,
+        quarantined,
+        duplicates,
+        replaced == 0 ? "" : " + " + replaced + " replaced by later versions (CDC)");
     long goldRows = c.getOrDefault("gold_user_features_rows", 0L);
     System.out.printf(
         "gold   : %d user_features rows%s%n",
@@ -56,7 +61,7 @@ final class Report {
         List.of("bronze_user", "silver_user", "gold_user"),
         // Silver checks all of Bronze, earlier runs' rows too: what it read, plus this run's
         // dead letters, is what the rejections are a share of.
-        bronzeDead + kept + quarantined + duplicates,
+        bronzeDead + kept + quarantined + duplicates + replaced,
         options);
   }
 

@@ -91,6 +91,12 @@ public class Validate implements Callable<Integer> {
     return String.join(" OR ", types);
   }
 
+  /**
+   * Silver's quarantine reasons that are no rejection: a later copy of an event ({@code duplicate})
+   * and a version a later change replaced ({@code cdc_superseded}, {@code cdc_deleted}).
+   */
+  static final String NOT_REJECTED = "('duplicate', 'cdc_superseded', 'cdc_deleted')";
+
   /** One check's outcome. */
   public record Check(String layer, String name, boolean passed, String detail) {}
 
@@ -197,8 +203,12 @@ public class Validate implements Callable<Integer> {
                 + U_SILVER
                 + " GROUP BY 1), q AS (SELECT source_name AS f,"
                 + " count(*) FILTER (WHERE stage = 'bronze') AS dead,"
-                + " count(*) FILTER (WHERE stage = 'silver' AND reason <> 'duplicate') AS quarantined,"
-                + " count(*) FILTER (WHERE stage = 'silver' AND reason = 'duplicate') AS dups FROM "
+                + " count(*) FILTER (WHERE stage = 'silver' AND reason NOT IN "
+                + NOT_REJECTED
+                + ") AS quarantined,"
+                + " count(*) FILTER (WHERE stage = 'silver' AND reason IN "
+                + NOT_REJECTED
+                + ") AS dups FROM "
                 + dead
                 + " GROUP BY 1)"
                 + " SELECT f, coalesce(b.n, 0), coalesce(s.n, 0), coalesce(quarantined, 0),"

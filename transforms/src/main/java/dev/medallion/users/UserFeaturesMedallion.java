@@ -47,6 +47,7 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
   private final transient Replay<RawEvent> newLines;
   private final transient Replay<UserEventBronze> earlierBronze;
   private final FieldMapping mapping;
+  private final String cdcKey;
 
   private UserFeaturesMedallion(
       Instant ingestTs,
@@ -54,43 +55,60 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
       Duration maxAheadOfIngest,
       Replay<RawEvent> newLines,
       Replay<UserEventBronze> earlierBronze,
-      FieldMapping mapping) {
+      FieldMapping mapping,
+      String cdcKey) {
     this.ingestTs = ingestTs;
     this.asOf = asOf;
     this.maxAheadOfIngest = maxAheadOfIngest;
     this.newLines = newLines;
     this.earlierBronze = earlierBronze;
     this.mapping = mapping;
+    this.cdcKey = cdcKey;
   }
 
   /** New lines are stamped as ingested at {@code ingestTs}. */
   public static UserFeaturesMedallion ingestedAt(Instant ingestTs) {
     return new UserFeaturesMedallion(
-        ingestTs, "", CleanUserEvents.MAX_AHEAD_OF_INGEST, nothing(), nothing(), FieldMapping.NONE);
+        ingestTs,
+        "",
+        CleanUserEvents.MAX_AHEAD_OF_INGEST,
+        nothing(),
+        nothing(),
+        FieldMapping.NONE,
+        "");
   }
 
   /** This run's new lines, and the Bronze rows earlier runs committed. */
   public UserFeaturesMedallion reading(
       Replay<RawEvent> newLines, Replay<UserEventBronze> earlierBronze) {
     return new UserFeaturesMedallion(
-        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping);
+        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping, cdcKey);
   }
 
   /** The snapshot date {@code YYYY-MM-DD}; empty: the latest event date in Silver. */
   public UserFeaturesMedallion asOf(String date) {
     return new UserFeaturesMedallion(
-        ingestTs, date, maxAheadOfIngest, newLines, earlierBronze, mapping);
+        ingestTs, date, maxAheadOfIngest, newLines, earlierBronze, mapping, cdcKey);
   }
 
   /** See {@link CleanUserEvents#withMaxAheadOfIngest}. */
   public UserFeaturesMedallion withMaxAheadOfIngest(Duration max) {
-    return new UserFeaturesMedallion(ingestTs, asOf, max, newLines, earlierBronze, mapping);
+    return new UserFeaturesMedallion(ingestTs, asOf, max, newLines, earlierBronze, mapping, cdcKey);
   }
 
   /** See {@link IngestUserEvents#withMapping}: the new lines' fields, on both reads. */
   public UserFeaturesMedallion withMapping(FieldMapping mapping) {
     return new UserFeaturesMedallion(
-        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping);
+        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping, cdcKey);
+  }
+
+  /**
+   * Resolves changes of data (records with {@code op} and {@code updated_at}) per {@code key}
+   * before Silver ({@link ResolveChanges}); empty: none.
+   */
+  public UserFeaturesMedallion withChangesBy(String key) {
+    return new UserFeaturesMedallion(
+        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping, key);
   }
 
   @Override
@@ -102,11 +120,17 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
             .read(begin, "ReadNewLines", List.of())
             .apply("Bronze", IngestUserEvents.at(ingestTs).withMapping(mapping));
     // 2) All of Bronze → the quarantine and the decisions: repeated instants, the snapshot date.
-    PCollectionTuple decided =
+    PCollection<UserEventBronze> allBronze =
         PCollectionList.of(earlierBronze.read(begin, "ReadEarlierBronze", List.of()))
             .and(bronze.get(BRONZE))
-            .apply("AllBronze", Flatten.pCollections())
-            .apply("SilverDecisions", silver.decide());
+            .apply("AllBronze", Flatten.pCollections());
+    PCollectionList<DeadLetter> replaced = PCollectionList.empty(begin.getPipeline());
+    if (!cdcKey.isEmpty()) {
+      PCollectionTuple changes = allBronze.apply("Changes", ResolveChanges.byKey(cdcKey));
+      allBronze = changes.get(ResolveChanges.CURRENT);
+      replaced = replaced.and(changes.get(ResolveChanges.REPLACED));
+    }
+    PCollectionTuple decided = allBronze.apply("SilverDecisions", silver.decide());
     PCollectionView<RepeatedInstants> repeated =
         decided
             .get(CleanUserEvents.Decide.REPEATED_INSTANTS)
@@ -115,18 +139,25 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
         snapshotDate(begin, decided.get(CleanUserEvents.Decide.LATEST_DATE));
     // 3) All of Bronze again, read once those are known → Silver → Gold.
     List<PCollectionView<?>> decisions = List.of(repeated, asOfDate);
-    PCollectionTuple kept =
+    PCollection<UserEventBronze> allBronzeAgain =
         PCollectionList.of(earlierBronze.read(begin, "RereadEarlierBronze", decisions))
             .and(
                 newLines
                     .read(begin, "RereadNewLines", decisions)
                     .apply("BronzeAgain", IngestUserEvents.again(ingestTs, mapping)))
-            .apply("AllBronzeAgain", Flatten.pCollections())
-            .apply("Silver", silver.keep(repeated));
+            .apply("AllBronzeAgain", Flatten.pCollections());
+    if (!cdcKey.isEmpty()) {
+      allBronzeAgain =
+          allBronzeAgain
+              .apply("ChangesAgain", ResolveChanges.byKey(cdcKey).again())
+              .get(ResolveChanges.CURRENT);
+    }
+    PCollectionTuple kept = allBronzeAgain.apply("Silver", silver.keep(repeated));
     PCollection<UserEvent> events = kept.get(CleanUserEvents.EVENTS);
     PCollectionTuple gold = events.apply("Gold", ComputeUserFeatures.asOf(asOfDate));
     PCollection<DeadLetter> deadLetters =
         PCollectionList.of(bronze.get(IngestUserEvents.DEAD_LETTERS))
+            .and(replaced.getAll())
             .and(decided.get(CleanUserEvents.QUARANTINE))
             .and(kept.get(CleanUserEvents.DUPLICATES))
             .and(gold.get(ComputeUserFeatures.DEAD_LETTERS))

@@ -81,4 +81,70 @@ class UserFeaturesMedallionTest {
             });
     p.run().waitUntilFinish();
   }
+
+  private static String change(String id, String op, String updatedAt, String type) {
+    return "{\"event_id\":\""
+        + id
+        + "\",\"user_id\":\"u-2\",\"event_type\":\""
+        + type
+        + "\",\"event_timestamp\":\"2026-11-28T1"
+        + id.charAt(1)
+        + ":00:00Z\""
+        + (op == null ? "" : ",\"op\":\"" + op + "\"")
+        + (updatedAt == null ? "" : ",\"updated_at\":\"" + updatedAt + "\"")
+        + "}";
+  }
+
+  @Test
+  void changesOfDataResolveLatestWinsPerKeyAndADeleteRemovesTheRecord(TestPipeline p)
+      throws Exception {
+    String[] lines = {
+      change("e1", "I", "2026-11-28T10:00:00Z", "view"),
+      change("e1", "U", "2026-11-28T12:00:00Z", "purchase"),
+      change("e2", "I", "2026-11-28T10:00:00Z", "view"),
+      change("e2", "D", "2026-11-28T13:00:00Z", "view"),
+      change("e3", "u", "2026-11-28T15:00:00Z", "click"), // later, though earlier in the file
+      change("e3", "c", "2026-11-28T14:00:00Z", "view"),
+      change("e4", null, null, "view"), // no op: not a change
+      change("e5", "X", "2026-11-28T10:00:00Z", "view"),
+      change("e6", "U", null, "view"),
+    };
+    java.util.List<RawEvent> raw = new java.util.ArrayList<>();
+    for (int i = 0; i < lines.length; i++) {
+      raw.add(RawEvent.of(lines[i], "file", "cdc.ndjson", null, i + 1, null));
+    }
+    PCollectionTuple layers =
+        p.begin()
+            .apply(
+                UserFeaturesMedallion.ingestedAt(Instant.parse("2026-11-29T12:00:00Z"))
+                    .reading(
+                        Replay.of(Create.of(raw)),
+                        Replay.of(
+                            Create.empty(
+                                p.getSchemaRegistry().getSchemaCoder(UserEventBronze.class))))
+                    .withChangesBy("event_id"));
+    PAssert.that(
+            layers
+                .get(UserFeaturesMedallion.SILVER)
+                .apply(
+                    "Kept",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((UserEvent e) -> e.getEventId() + ":" + e.getEventType())))
+        .containsInAnyOrder("e1:purchase", "e3:click", "e4:view");
+    PAssert.that(
+            layers
+                .get(UserFeaturesMedallion.DEAD_LETTERS)
+                .apply(
+                    "Reasons",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((DeadLetter d) -> d.getSource() + "/" + d.getReason())))
+        .containsInAnyOrder(
+            "file:cdc.ndjson#1/cdc_superseded",
+            "file:cdc.ndjson#3/cdc_deleted",
+            "file:cdc.ndjson#4/cdc_deleted",
+            "file:cdc.ndjson#6/cdc_superseded",
+            "file:cdc.ndjson#8/invalid_op",
+            "file:cdc.ndjson#9/missing_updated_at");
+    p.run();
+  }
 }
