@@ -86,16 +86,16 @@ public final class JsonFields {
    * keep it in their {@code extra} column, so that what the rules do not know stays queryable.
    */
   public @Nullable String extra(String... known) {
-    Set<String> skip = new HashSet<>(read);
-    skip.addAll(List.of(known));
-    ObjectNode rest = json.objectNode();
+    List<String> also = List.of(known);
+    ObjectNode rest = null; // built only for a record that has an unknown field
     for (Iterator<Map.Entry<String, JsonNode>> it = json.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> f = it.next();
-      if (!skip.contains(f.getKey())) {
+      if (!read.contains(f.getKey()) && !also.contains(f.getKey())) {
+        rest = rest == null ? json.objectNode() : rest;
         rest.set(f.getKey(), f.getValue());
       }
     }
-    return rest.isEmpty() ? null : rest.toString();
+    return rest == null ? null : rest.toString();
   }
 
   /**
