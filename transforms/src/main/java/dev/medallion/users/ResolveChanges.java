@@ -93,19 +93,77 @@ public class ResolveChanges extends PTransform<PCollection<UserEventBronze>, PCo
     return PCollectionTuple.of(CURRENT, current).and(REPLACED, replaced);
   }
 
-  /** A row's op, upper case, or null when the row is no change. */
-  static @Nullable String op(UserEventBronze b) {
-    String extra = b.getExtra();
-    if (extra == null || !extra.contains("\"op\"")) {
-      return null;
+  /** What makes a Bronze row a change: its op (upper case), its key and its updated_at. */
+  record Change(UserEventBronze row, String op, String key, Instant updatedAt) {
+    boolean isDelete() {
+      return op.equals("D");
     }
-    JsonNode op = Json.parseObject(extra).get("op");
-    return op == null || op.isNull() ? null : op.asText().toUpperCase(Locale.ROOT);
+
+    /**
+     * The row as a change, its {@code extra} parsed once; null when it has no {@code op}.
+     *
+     * @throws InvalidRecordException {@code invalid_op}, {@code missing_<key>}, {@code
+     *     missing_updated_at} or {@code invalid_updated_at}
+     */
+    static @Nullable Change of(UserEventBronze b, String keyField) {
+      String extraText = b.getExtra();
+      if (extraText == null || !extraText.contains("\"op\"")) {
+        return null;
+      }
+      ObjectNode extra = Json.parseObject(extraText);
+      JsonNode opNode = extra.get("op");
+      if (opNode == null || opNode.isNull()) {
+        return null;
+      }
+      String op = opNode.asText().toUpperCase(Locale.ROOT);
+      if (!OPS.contains(op)) {
+        throw new InvalidRecordException(
+            "invalid_op", "op \"" + opNode.asText() + "\" is not I, U or D (or c, r, u, d)");
+      }
+      return new Change(
+          b, op.equals("C") || op.equals("R") ? "I" : op, keyOf(b, extra, keyField), at(extra));
+    }
+
+    private static Instant at(ObjectNode extra) {
+      JsonNode v = extra.get("updated_at");
+      if (v == null || v.isNull()) {
+        throw new InvalidRecordException(
+            "missing_updated_at", "a change (op) needs updated_at to be ordered");
+      }
+      try {
+        return EventTimestamps.parse(v, "updated_at");
+      } catch (InvalidRecordException e) {
+        throw new InvalidRecordException("invalid_updated_at", e.getMessage());
+      }
+    }
+
+    private static String keyOf(UserEventBronze b, ObjectNode extra, String key) {
+      String v =
+          switch (key) {
+            case "event_id" -> b.getEventId();
+            case "user_id" -> b.getUserId();
+            case "session_id" -> b.getSessionId();
+            case "product_id" -> b.getProductId();
+            default -> {
+              JsonNode n = extra.get(key);
+              yield n == null || n.isNull() ? null : n.asText();
+            }
+          };
+      if (v == null || v.isBlank()) {
+        throw new InvalidRecordException("missing_" + key, "a change (op) needs its key " + key);
+      }
+      return v;
+    }
   }
 
-  private static boolean isDelete(String op) {
-    return op.equals("D");
-  }
+  private static final List<String> OPS = List.of("I", "U", "D", "C", "R");
+
+  /** Versions in the order they happened: updated_at, then the order they were ingested in. */
+  static final Comparator<Change> ORDER =
+      Comparator.comparing(Change::updatedAt)
+          .thenComparing(c -> c.row().getIngestTs())
+          .thenComparing(c -> c.row().getSourceFile())
+          .thenComparingLong(c -> c.row().getLineNumber());
 
   /** Passes rows that are no change; keys the changes; sends a change it cannot use away. */
   static class SplitFn extends DoFn<UserEventBronze, UserEventBronze> {
@@ -120,18 +178,13 @@ public class ResolveChanges extends PTransform<PCollection<UserEventBronze>, PCo
 
     @ProcessElement
     public void process(@Element UserEventBronze b, MultiOutputReceiver out) {
-      String op = op(b);
-      if (op == null) {
-        out.get(CURRENT).output(b);
-        return;
-      }
       try {
-        if (!List.of("I", "U", "D", "C", "R").contains(op)) {
-          throw new InvalidRecordException(
-              "invalid_op", "op \"" + op + "\" is not I, U or D (or c, r, u, d)");
+        Change change = Change.of(b, key);
+        if (change == null) {
+          out.get(CURRENT).output(b);
+        } else {
+          out.get(CHANGES).output(KV.of(change.key(), b));
         }
-        updatedAt(b);
-        out.get(CHANGES).output(KV.of(keyOf(b, key), b));
       } catch (InvalidRecordException e) {
         DeadLetter letter = letter(b, e.getReason(), e.getMessage());
         if (counted) {
@@ -159,72 +212,35 @@ public class ResolveChanges extends PTransform<PCollection<UserEventBronze>, PCo
     @ProcessElement
     public void process(
         @Element KV<String, Iterable<UserEventBronze>> versions, MultiOutputReceiver out) {
-      List<UserEventBronze> all = new ArrayList<>();
-      versions.getValue().forEach(all::add);
+      List<Change> all = new ArrayList<>();
+      for (UserEventBronze b : versions.getValue()) {
+        all.add(Change.of(b, key)); // SplitFn let only valid changes through
+      }
       all.sort(ORDER);
-      UserEventBronze latest = all.get(all.size() - 1);
-      boolean deleted = isDelete(op(latest));
-      for (UserEventBronze b : all) {
-        if (b != latest || deleted) {
+      Change latest = all.get(all.size() - 1);
+      boolean deleted = latest.isDelete();
+      for (Change c : all) {
+        if (c != latest || deleted) {
           String reason = deleted ? "cdc_deleted" : "cdc_superseded";
           String why =
-              (b == latest ? "the delete of " : (deleted ? "deleted by " : "replaced by "))
+              (c == latest ? "the delete of " : (deleted ? "deleted by " : "replaced by "))
                   + key
                   + " "
                   + versions.getKey()
-                  + (b == latest ? "" : " at " + latest.getSource())
+                  + (c == latest ? "" : " at " + latest.row().getSource())
                   + " (updated_at "
-                  + updatedAt(latest)
+                  + latest.updatedAt()
                   + ")";
           if (counted) {
             REPLACED_ROWS.inc(); // not a rejection: the record has a later version
           }
-          out.get(REPLACED).output(letter(b, reason, why));
+          out.get(REPLACED).output(letter(c.row(), reason, why));
         }
       }
       if (!deleted) {
-        out.get(CURRENT).output(latest);
+        out.get(CURRENT).output(latest.row());
       }
     }
-  }
-
-  /** Versions in the order they happened: updated_at, then the order they were ingested in. */
-  static final Comparator<UserEventBronze> ORDER =
-      Comparator.comparing(ResolveChanges::updatedAt)
-          .thenComparing(UserEventBronze::getIngestTs)
-          .thenComparing(UserEventBronze::getSourceFile)
-          .thenComparingLong(UserEventBronze::getLineNumber);
-
-  static Instant updatedAt(UserEventBronze b) {
-    ObjectNode extra = Json.parseObject(b.getExtra());
-    JsonNode v = extra.get("updated_at");
-    if (v == null || v.isNull()) {
-      throw new InvalidRecordException(
-          "missing_updated_at", "a change (op) needs updated_at to be ordered");
-    }
-    try {
-      return EventTimestamps.parse(v, "updated_at");
-    } catch (InvalidRecordException e) {
-      throw new InvalidRecordException("invalid_updated_at", e.getMessage());
-    }
-  }
-
-  static String keyOf(UserEventBronze b, String key) {
-    String v =
-        switch (key) {
-          case "event_id" -> b.getEventId();
-          case "user_id" -> b.getUserId();
-          case "session_id" -> b.getSessionId();
-          case "product_id" -> b.getProductId();
-          default -> {
-            JsonNode n = Json.parseObject(b.getExtra()).get(key);
-            yield n == null || n.isNull() ? null : n.asText();
-          }
-        };
-    if (v == null || v.isBlank()) {
-      throw new InvalidRecordException("missing_" + key, "a change (op) needs its key " + key);
-    }
-    return v;
   }
 
   private static DeadLetter letter(UserEventBronze b, String reason, String detail) {
