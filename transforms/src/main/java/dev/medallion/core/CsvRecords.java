@@ -25,7 +25,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *
  * <p>A row with more or fewer cells than the header carries that as its {@code error} (Bronze
  * rejects it as {@code bad_csv_row}, with its cells); a byte that is not UTF-8 spoils only its row
- * ({@code invalid_utf8}). A header with an empty or repeated name stops the read, saying so.
+ * ({@code invalid_utf8}). A header with an empty or repeated name, or a file that stops being CSV
+ * (an unclosed quote), stops the read with an error that names the file.
  */
 public final class CsvRecords implements Closeable {
   /** One row: its JSON object, its first line (1-based), and what is wrong with it, if anything. */
@@ -49,10 +50,12 @@ public final class CsvRecords implements Closeable {
   private final Iterator<CSVRecord> rows;
   private final List<String> header;
   private final int bomChars;
+  private final String name;
   private long nextLine;
   private @Nullable CSVRecord next;
 
   CsvRecords(InputStream in, String name) throws IOException {
+    this.name = name;
     this.reader = new Utf8Reader(in);
     java.io.PushbackReader bom = new java.io.PushbackReader(reader, 1);
     int first = bom.read();
@@ -76,12 +79,12 @@ public final class CsvRecords implements Closeable {
     nextLine = parser.getCurrentLineNumber() + 1;
     try {
       return rows.hasNext() ? rows.next() : null;
-    } catch (UncheckedIOException e) {
-      throw e;
-    } catch (IllegalStateException e) {
-      // Commons CSV's way of saying the file is not CSV past this point (an unclosed quote)
+    } catch (UncheckedIOException | IllegalStateException e) {
+      // Commons CSV's way of saying the file is not CSV past this point (an unclosed quote), or
+      // that the bytes stopped coming
+      String why = e.getCause() == null ? e.getMessage() : e.getCause().getMessage();
       throw new MedallionException(
-          "not CSV after line " + (nextLine - 1) + ": " + e.getMessage(), e);
+          name + ": not CSV, or not readable, after line " + (nextLine - 1) + ": " + why, e);
     }
   }
 

@@ -328,9 +328,6 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         }
       } catch (IOException e) {
         throw cannotRead(file, line, e);
-      } catch (MedallionException e) {
-        throw new MedallionException(
-            "cannot read input file " + name + ": " + e.getMessage().replace(name + ": ", ""), e);
       }
       tracker.tryClaim(Long.MAX_VALUE); // the end of the file: the part is done
     }

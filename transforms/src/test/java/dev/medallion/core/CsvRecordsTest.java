@@ -100,6 +100,15 @@ class CsvRecordsTest {
   }
 
   @Test
+  void aFileThatStopsBeingCsvIsNamed() {
+    assertThatThrownBy(() -> rows("a,b\n1,2\n3,\"open\n"))
+        .isInstanceOf(MedallionException.class)
+        .hasMessage(
+            "t.csv: not CSV, or not readable, after line 2: (startline 3) EOF reached before"
+                + " encapsulated token finished");
+  }
+
+  @Test
   void theFormatOfAFileIsCsvByItsName() {
     assertThat(InputFormat.isCsvName("data.csv")).isTrue();
     assertThat(InputFormat.isCsvName("DATA.CSV.gz")).isTrue();
