@@ -14,6 +14,7 @@ import java.util.List;
 import org.apache.beam.sdk.schemas.NoSuchSchemaException;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.schemas.SchemaRegistry;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Every table of the lakehouse, declared once: its name for SQL, its folder, the record class whose
@@ -23,14 +24,36 @@ import org.apache.beam.sdk.schemas.SchemaRegistry;
 public final class Catalog {
   private Catalog() {}
 
-  /** A table: SQL name, folder under the lakehouse root, record class, partition columns. */
-  public record Table(String name, String path, Class<?> record, List<String> partitions) {
+  /**
+   * A table: SQL name, folder under the lakehouse root, record class, partition columns, and its
+   * columns when they are not only the record's (null: the record's). The wide Gold tables add the
+   * sensor catalog's aggregates to their record's columns: a run declares them ({@link
+   * LakeTables#declare}), a reader takes them from the table ({@link LakeTables#current}).
+   */
+  public record Table(
+      String name,
+      String path,
+      Class<?> record,
+      List<String> partitions,
+      @Nullable Schema columns) {
+    public Table(String name, String path, Class<?> record, List<String> partitions) {
+      this(name, path, record, partitions, null);
+    }
+
     public Schema schema() {
+      if (columns != null) {
+        return columns;
+      }
       try {
         return SchemaRegistry.createDefault().getSchema(record);
       } catch (NoSuchSchemaException e) {
         throw new IllegalStateException(record + " has no schema", e);
       }
+    }
+
+    /** This table with {@code columns} as its schema. */
+    public Table withSchema(Schema columns) {
+      return new Table(name, path, record, partitions, columns);
     }
   }
 

@@ -263,6 +263,60 @@ public final class LakeTables implements AutoCloseable {
   }
 
   /**
+   * Creates {@code def}'s table with {@code def}'s columns, or gives the table the nullable columns
+   * of {@code def} it lacks (see {@link #evolve}): a run declares the columns its sensor catalog
+   * gives the wide Gold tables before it writes them.
+   */
+  public Table declare(Catalog.Table def) {
+    loaded.remove(def.name());
+    return table(def);
+  }
+
+  /**
+   * {@code def} with the columns its table has now, in the table's order: those of its record and
+   * those a run declared (the sensor catalog's in the wide Gold tables). {@code def} itself when
+   * the table does not exist.
+   */
+  public Catalog.Table current(Catalog.Table def) {
+    Optional<Table> table = existing(def);
+    if (table.isEmpty()) {
+      return def;
+    }
+    org.apache.beam.sdk.schemas.Schema declared = def.schema();
+    org.apache.beam.sdk.schemas.Schema.Builder columns =
+        org.apache.beam.sdk.schemas.Schema.builder();
+    Set<String> seen = new java.util.HashSet<>();
+    for (Types.NestedField c : table.get().schema().columns()) {
+      seen.add(c.name());
+      columns.addField(
+          declared.hasField(c.name())
+              ? declared.getField(c.name())
+              : org.apache.beam.sdk.schemas.Schema.Field.nullable(c.name(), beamType(c)));
+    }
+    for (org.apache.beam.sdk.schemas.Schema.Field f : declared.getFields()) {
+      if (!seen.contains(f.getName())) {
+        columns.addField(f);
+      }
+    }
+    return def.withSchema(columns.build());
+  }
+
+  private static org.apache.beam.sdk.schemas.Schema.FieldType beamType(Types.NestedField c) {
+    return switch (c.type().typeId()) {
+      case STRING -> org.apache.beam.sdk.schemas.Schema.FieldType.STRING;
+      case INTEGER -> org.apache.beam.sdk.schemas.Schema.FieldType.INT32;
+      case LONG -> org.apache.beam.sdk.schemas.Schema.FieldType.INT64;
+      case DOUBLE -> org.apache.beam.sdk.schemas.Schema.FieldType.DOUBLE;
+      case FLOAT -> org.apache.beam.sdk.schemas.Schema.FieldType.FLOAT;
+      case BOOLEAN -> org.apache.beam.sdk.schemas.Schema.FieldType.BOOLEAN;
+      case TIMESTAMP -> org.apache.beam.sdk.schemas.Schema.FieldType.DATETIME;
+      default ->
+          throw new IllegalArgumentException(
+              "column " + c.name() + " has a type Medallion does not write: " + c.type());
+    };
+  }
+
+  /**
    * A table written by an older Medallion is brought to its record's schema, which only ever grows
    * by nullable columns: a declared column the table lacks is added as optional (the {@code extra}
    * column of Bronze and Silver), and a column the record now declares nullable becomes optional

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.values.Row;
 import org.apache.iceberg.DataFile;
 
 /**
@@ -59,9 +60,10 @@ public final class CompactJob {
       }
       Pipeline p = Pipeline.create(o);
       work.forEach(
-          (t, parts) ->
-              parts.forEach(
-                  (partition, files) -> merge(p, lake, t, t.record(), partition, files, o)));
+          (t, parts) -> {
+            Catalog.Table columns = tables.current(t);
+            parts.forEach((partition, files) -> merge(p, lake, columns, partition, files, o));
+          });
       RunIds.claim(lake, o.getRunId());
       try {
         PipelineResult result = Progress.runAndWait(p);
@@ -106,20 +108,22 @@ public final class CompactJob {
     return out;
   }
 
-  /** One partition's files read and written again as one file, into the same partition. */
-  private static <T> void merge(
+  /**
+   * One partition's files read and written again as one file, into the same partition, with every
+   * column the table has now (the wide Gold tables have more than their record).
+   */
+  private static void merge(
       Pipeline p,
       Lakehouse lake,
       Catalog.Table t,
-      Class<T> type,
       String partition,
       List<String> files,
       CompactOptions o) {
     String name = t.name() + "/" + partition;
-    p.apply("Read " + name, ReadTable.ofFiles(files, type))
+    p.apply("Read " + name, ReadTable.rowsOfFiles(files, t.schema()))
         .apply(
             "Write " + name,
-            WriteTable.<T>to(lake.table(t.path()), record -> partition, o.getRunId())
+            WriteTable.<Row>to(lake.table(t.path()), record -> partition, o.getRunId())
                 .withNumShards(1));
   }
 }

@@ -40,6 +40,8 @@ import org.apache.beam.sdk.transforms.WithTimestamps;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TupleTag;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -285,10 +287,30 @@ public final class IotJob {
                           Lakehouse.SILVER_HEARTBEATS,
                           Heartbeat.class,
                           Heartbeat::getEventTs))
-                  .apply("Gold", WindowedDeviceStats.of(allowed, slack));
+                  .apply(
+                      "Gold", WindowedDeviceStats.of(allowed, slack).withCatalog(sensorCatalog(o)));
         };
+    declareGoldColumns(layers, tables);
     WriteIotTables sink = WriteIotTables.to(new Lakehouse(tables.config().root()), o);
     layers.apply("WriteTables", commitEachFlush ? sink.committingEachFlush(tables.config()) : sink);
+  }
+
+  /**
+   * The wide Gold tables get the columns of this run's sensor catalog before anything is written:
+   * created with them, or given those they lack (nullable; columns of types no longer in the
+   * catalog stay, null from now on).
+   */
+  private static void declareGoldColumns(PCollectionTuple layers, LakeTables tables) {
+    for (Map.Entry<TupleTag<Row>, String> gold :
+        Map.of(
+                IotMedallion.DEVICE_MINUTE, Lakehouse.GOLD_DEVICE_MINUTE,
+                IotMedallion.SITE_MINUTE, Lakehouse.GOLD_SITE_MINUTE)
+            .entrySet()) {
+      if (layers.has(gold.getKey())) {
+        tables.declare(
+            Catalog.byPath(gold.getValue()).withSchema(layers.get(gold.getKey()).getSchema()));
+      }
+    }
   }
 
   /** A committed table of the previous layer, each record stamped with its event time. */

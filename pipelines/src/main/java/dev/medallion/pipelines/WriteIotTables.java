@@ -71,8 +71,12 @@ public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
         layers,
         IotMedallion.DEVICE_MINUTE,
         Lakehouse.GOLD_DEVICE_MINUTE,
-        m -> "date=" + m.getDate());
-    write(layers, IotMedallion.SITE_MINUTE, Lakehouse.GOLD_SITE_MINUTE, m -> "date=" + m.getDate());
+        m -> "date=" + m.getString("date"));
+    write(
+        layers,
+        IotMedallion.SITE_MINUTE,
+        Lakehouse.GOLD_SITE_MINUTE,
+        m -> "date=" + m.getString("date"));
     write(
         layers,
         IotMedallion.SENSOR_MINUTE,

@@ -217,4 +217,40 @@ class LakeTablesTest {
           .contains("\"extra\"");
     }
   }
+
+  @Test
+  void aWideGoldTableKeepsTheColumnsOfEveryCatalogItWasWrittenWith() throws Exception {
+    Catalog.Table device = Catalog.byPath(Lakehouse.GOLD_DEVICE_MINUTE);
+    java.nio.file.Path file = dir.resolve("bridges.yaml");
+    java.nio.file.Files.writeString(
+        file,
+        "sensors:\n  temperature: {unit: C, gold: [avg]}\n  tilt: {unit: deg, gold: [max]}\n");
+    dev.medallion.iot.SensorCatalog bridges = dev.medallion.iot.SensorCatalog.load(file.toString());
+    try (LakeTables tables = LakeTables.open(config())) {
+      tables.declare(
+          device.withSchema(
+              dev.medallion.iot.GoldColumns.deviceMinute(dev.medallion.iot.SensorCatalog.DEFAULT)));
+      assertThat(tables.current(device).schema().getFieldNames())
+          .containsSubsequence(
+              "reading_count", "temperature_avg", "pressure_avg", "heartbeat_count")
+          .doesNotContain("tilt_max");
+      // a later run with another catalog: its new column added at the end, the old ones kept
+      tables.declare(device.withSchema(dev.medallion.iot.GoldColumns.deviceMinute(bridges)));
+    }
+    try (LakeTables tables = LakeTables.open(config())) {
+      // a commit loads the table with its record's columns only: nothing is taken away
+      tables.table(device);
+      List<String> names = tables.current(device).schema().getFieldNames();
+      assertThat(names)
+          .containsSubsequence(
+              "temperature_avg", "humidity_avg", "pressure_avg", "written_at", "tilt_max")
+          .doesNotHaveDuplicates();
+      assertThat(tables.current(device).schema().getField("tilt_max").getType().getNullable())
+          .isTrue();
+      // the record's own columns keep their declared types (a required one stays required)
+      assertThat(tables.current(device).schema().getField("device_id").getType().getNullable())
+          .isFalse();
+      assertThat(tables.table(device).schema().findField("tilt_max").isOptional()).isTrue();
+    }
+  }
 }

@@ -89,7 +89,7 @@ public final class LakeQuery implements AutoCloseable {
     try (LakeTables lake = LakeTables.open(LakeTables.Config.of(this.lakehouse))) {
       for (Catalog.Table t : Catalog.TABLES) {
         if (lake.existing(t).isPresent()) {
-          tables.put(t.name(), t);
+          tables.put(t.name(), lake.current(t));
           committed.put(t.name(), ObjectCache.partitions(lake, t));
         }
       }

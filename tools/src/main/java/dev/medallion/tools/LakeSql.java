@@ -30,6 +30,10 @@ public final class LakeSql implements AutoCloseable {
 
   private final Connection connection;
   private final Map<String, Long> tables = new LinkedHashMap<>();
+  private final Map<String, Catalog.Table> declared;
+
+  /** Each table's committed files and its columns now, read from its catalog at one time. */
+  private record State(Map<String, List<String>> files, Map<String, Catalog.Table> declared) {}
 
   /**
    * SQL over a lakehouse's committed tables; those of one on {@code s3://} are mirrored into the
@@ -42,9 +46,10 @@ public final class LakeSql implements AutoCloseable {
             cacheRoot != null
                 ? cacheRoot
                 : Path.of(System.getProperty("user.home"), ".cache", "medallion");
-        return new LakeSql(new ObjectCache(lakehouse, cache).mirrorAll(tables));
+        return new LakeSql(
+            new State(new ObjectCache(lakehouse, cache).mirrorAll(tables), declared(tables)));
       }
-      return new LakeSql(committedFiles(tables));
+      return new LakeSql(new State(committedFiles(tables), declared(tables)));
     }
   }
 
@@ -55,14 +60,21 @@ public final class LakeSql implements AutoCloseable {
 
   /** SQL over a local lakehouse's committed tables, with its catalog flags. */
   public LakeSql(LakeTables.Config config) throws SQLException, IOException {
-    this(committedFiles(config));
+    this(state(config));
   }
 
-  private static Map<String, List<String>> committedFiles(LakeTables.Config config)
-      throws IOException {
+  private static State state(LakeTables.Config config) throws IOException {
     try (LakeTables tables = LakeTables.open(config)) {
-      return committedFiles(tables);
+      return new State(committedFiles(tables), declared(tables));
     }
+  }
+
+  private static Map<String, Catalog.Table> declared(LakeTables tables) {
+    Map<String, Catalog.Table> out = new LinkedHashMap<>();
+    for (Catalog.Table t : Catalog.TABLES) {
+      out.put(t.name(), tables.current(t));
+    }
+    return out;
   }
 
   private static Map<String, List<String>> committedFiles(LakeTables tables) {
@@ -74,7 +86,9 @@ public final class LakeSql implements AutoCloseable {
   }
 
   /** A view per table over the given files (a table without files has no view). */
-  private LakeSql(Map<String, List<String>> files) throws SQLException {
+  private LakeSql(State state) throws SQLException {
+    Map<String, List<String>> files = state.files();
+    declared = state.declared();
     connection = DriverManager.getConnection("jdbc:duckdb:");
     execute("SET TimeZone = 'UTC'");
     for (Catalog.Table table : Catalog.TABLES) {
@@ -165,6 +179,15 @@ public final class LakeSql implements AutoCloseable {
       case DATETIME -> "TIMESTAMP WITH TIME ZONE";
       default -> t.getTypeName().name();
     };
+  }
+
+  /**
+   * A table with the columns it has now in its catalog: its record's, and for the wide Gold tables
+   * the sensor catalog's that runs declared.
+   */
+  public Catalog.Table declared(String table) {
+    Catalog.Table t = declared.get(table);
+    return t != null ? t : Catalog.table(table);
   }
 
   public boolean has(String view) {

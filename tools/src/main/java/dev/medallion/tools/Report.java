@@ -1,6 +1,7 @@
 package dev.medallion.tools;
 
 import dev.medallion.core.RunnerDrops;
+import dev.medallion.iot.GoldColumns;
 import dev.medallion.lakehouse.InputFiles;
 import dev.medallion.lakehouse.LakeTables;
 import dev.medallion.lakehouse.LakehouseOptions;
@@ -115,10 +116,9 @@ final class Report {
         System.out.println("latest Gold rows (device_minute, newest pane of each device-minute):");
         System.out.print(
             sql.table(
-                "SELECT device_id, site, window_start, reading_count,"
-                    + " round(temperature_avg, 2) AS temp_avg, round(humidity_avg, 2) AS hum_avg,"
-                    + " round(pressure_avg, 1) AS press_avg, heartbeat_count, battery_pct_min,"
-                    + " last_status, pane_index"
+                "SELECT device_id, site, window_start, reading_count"
+                    + sensorAverages(sql)
+                    + ", heartbeat_count, battery_pct_min, last_status, pane_index"
                     + " FROM "
                     + LakeSql.DEVICE_MINUTE_CURRENT
                     + " ORDER BY window_start DESC, device_id LIMIT 8"));
@@ -129,6 +129,19 @@ final class Report {
     }
     return rejections(
         c, Progress.examples(result), List.of("bronze", "silver", "gold"), read, options);
+  }
+
+  /**
+   * The averages among the sensor catalog's columns of {@code gold_device_minute} (the first four,
+   * rounded), as {@code , round(x_avg, 2) AS x_avg, …}.
+   */
+  static String sensorAverages(LakeSql sql) {
+    StringBuilder out = new StringBuilder();
+    sql.declared("gold_device_minute").schema().getFieldNames().stream()
+        .filter(c -> !GoldColumns.isFixed(c) && c.endsWith("_avg"))
+        .limit(4)
+        .forEach(c -> out.append(", round(").append(c).append(", 2) AS ").append(c));
+    return out.toString();
   }
 
   /** Rejections a stage counts that are not records rejected: Gold's are about lateness. */

@@ -155,7 +155,7 @@ public class Validate implements Callable<Integer> {
           registry(sql, registry);
         }
         rejectedPerSource(sql);
-        gold(sql);
+        gold(sql, catalog);
       }
       if (users) {
         users(sql);
@@ -521,7 +521,7 @@ public class Validate implements Callable<Integer> {
             : "unbalanced (source, bronze, silver, quarantined): " + unbalanced);
   }
 
-  private void gold(LakeSql sql) throws Exception {
+  private void gold(LakeSql sql, SensorCatalog catalog) throws Exception {
     if (!sql.has("gold_device_minute")) {
       check("gold", "table exists", false, "no Parquet files under gold/device_minute");
       return;
@@ -556,6 +556,38 @@ public class Validate implements Callable<Integer> {
           "no Silver tables to recompute from");
       return;
     }
+    // The catalog's aggregate columns: each recomputed, each compared.
+    List<String> sensorColumns = new ArrayList<>();
+    StringBuilder sensorAggregates = new StringBuilder();
+    StringBuilder sensorSelect = new StringBuilder();
+    for (SensorCatalog.Sensor s : catalog.sensors()) {
+      for (String a : s.gold()) {
+        String column = s.type() + "_" + a;
+        sensorColumns.add(column);
+        sensorAggregates
+            .append(", ")
+            .append(a.equals("count") ? "count(*)" : a + "(value)")
+            .append(" FILTER (WHERE sensor_type = '")
+            .append(s.type())
+            .append("') AS ")
+            .append(column);
+        sensorSelect
+            .append(", ")
+            .append(a.equals("count") ? "coalesce(" + column + ", 0) " + column : column);
+      }
+    }
+    List<String> missing = new ArrayList<>(sensorColumns);
+    missing.removeAll(Quality.columns(sql, "gold_device_minute"));
+    if (!missing.isEmpty()) {
+      check(
+          "gold",
+          "device_minute has the sensor catalog's columns",
+          false,
+          "no column "
+              + String.join(", ", missing)
+              + ": were the runs made with another --sensorCatalog? Pass the one they used");
+      return;
+    }
     String tooLate = "(SELECT source FROM " + deadLetters(sql, "gold") + ")";
     // One row per reading: its identity includes its seq when it has one; DISTINCT ON puts the
     // readings without seq of one device, sensor type and instant together.
@@ -574,12 +606,8 @@ public class Validate implements Callable<Integer> {
                 + " ORDER BY device_id, event_ts, raw_payload)"
             : "(SELECT NULL::VARCHAR device_id, NULL::VARCHAR site, NULL::DOUBLE battery_pct, NULL::BIGINT rssi_dbm, NULL::VARCHAR status, NULL::TIMESTAMPTZ event_ts WHERE false)";
     String expected =
-        "WITH r AS (SELECT device_id, time_bucket(INTERVAL 1 minute, event_ts) AS w, count(*) AS reading_count,"
-            + " avg(value) FILTER (WHERE sensor_type = 'temperature') AS temperature_avg,"
-            + " min(value) FILTER (WHERE sensor_type = 'temperature') AS temperature_min,"
-            + " max(value) FILTER (WHERE sensor_type = 'temperature') AS temperature_max,"
-            + " avg(value) FILTER (WHERE sensor_type = 'humidity') AS humidity_avg,"
-            + " avg(value) FILTER (WHERE sensor_type = 'pressure') AS pressure_avg"
+        "WITH r AS (SELECT device_id, time_bucket(INTERVAL 1 minute, event_ts) AS w, count(*) AS reading_count"
+            + sensorAggregates
             + " FROM "
             + readings
             + " GROUP BY ALL),"
@@ -588,9 +616,14 @@ public class Validate implements Callable<Integer> {
             + " FROM "
             + heartbeats
             + " GROUP BY ALL)"
-            + " SELECT device_id, w, coalesce(reading_count, 0) reading_count, temperature_avg, temperature_min,"
-            + " temperature_max, humidity_avg, pressure_avg, coalesce(heartbeat_count, 0) heartbeat_count,"
+            + " SELECT device_id, w, coalesce(reading_count, 0) reading_count"
+            + sensorSelect
+            + ", coalesce(heartbeat_count, 0) heartbeat_count,"
             + " battery_pct_min, rssi_dbm_avg, last_status FROM r FULL OUTER JOIN h USING (device_id, w)";
+    StringBuilder sensorDiffers = new StringBuilder();
+    for (String column : sensorColumns) {
+      sensorDiffers.append(" OR ").append(differs(column));
+    }
     String diff =
         "WITH e AS ("
             + expected
@@ -601,16 +634,7 @@ public class Validate implements Callable<Integer> {
             + " ON e.device_id = g.device_id AND e.w = g.window_start"
             + " WHERE e.device_id IS NULL OR g.device_id IS NULL"
             + " OR e.reading_count <> g.reading_count OR e.heartbeat_count <> g.heartbeat_count"
-            + " OR "
-            + differs("temperature_avg")
-            + " OR "
-            + differs("temperature_min")
-            + " OR "
-            + differs("temperature_max")
-            + " OR "
-            + differs("humidity_avg")
-            + " OR "
-            + differs("pressure_avg")
+            + sensorDiffers
             + " OR "
             + differs("battery_pct_min")
             + " OR "
@@ -681,7 +705,7 @@ public class Validate implements Callable<Integer> {
 
   /** Column names and types of a table against its declared schema. */
   private void conforms(LakeSql sql, String layer, String view) throws Exception {
-    Catalog.Table table = Catalog.table(view);
+    Catalog.Table table = sql.declared(view);
     List<String> problems = Quality.schemaProblems(sql, table);
     check(
         layer,

@@ -113,13 +113,43 @@ class FieldMappingEndToEndTest {
         .containsExactly(
             List.of("101", "river", 41.14, "BRG-T1"),
             java.util.Arrays.asList("102", "river", null, null));
-    // Gold's device rows count every kept reading; their aggregate columns are the built-in types.
+    // Gold's device and site rows count every kept reading, and their aggregate columns are those
+    // the catalog's gold lists name: no humidity or pressure, vibration's count, avg and max.
+    for (String table : List.of("gold_device_minute", "gold_site_minute")) {
+      List<Object> names =
+          Runs.rows(lake, "SELECT column_name FROM (DESCRIBE " + table + ")").stream()
+              .map(r -> r.get(0))
+              .toList();
+      assertThat(names)
+          .as(table)
+          .containsSubsequence(
+              "reading_count",
+              "temperature_avg",
+              "temperature_min",
+              "temperature_max",
+              "vibration_count",
+              "vibration_avg",
+              "vibration_max",
+              "tilt_avg",
+              "tilt_min",
+              "tilt_max",
+              "heartbeat_count")
+          .doesNotContain("humidity_avg", "pressure_avg", "vibration_min");
+    }
     assertThat(
             Runs.rows(
                 lake,
-                "SELECT device_id, reading_count, temperature_avg FROM gold_device_minute"
-                    + " ORDER BY device_id"))
-        .containsExactly(List.of("101", 3L, 7.25), List.of("102", 2L, 6.5));
+                "SELECT device_id, reading_count, temperature_avg, vibration_count, vibration_max,"
+                    + " tilt_avg FROM gold_device_minute_current ORDER BY device_id"))
+        .containsExactly(
+            List.of("101", 3L, 7.25, 1L, 0.42, 0.05),
+            java.util.Arrays.asList("102", 2L, 6.5, 1L, 0.37, null));
+    assertThat(
+            Runs.rows(
+                lake,
+                "SELECT site, reading_count, vibration_count, round(vibration_avg, 6),"
+                    + " vibration_max, tilt_min FROM gold_site_minute_current"))
+        .containsExactly(List.of("porto", 5L, 2L, 0.395, 0.42, 0.05));
     // gold_sensor_minute has every type of the catalog, in its unit.
     assertThat(
             Runs.rows(
@@ -140,7 +170,11 @@ class FieldMappingEndToEndTest {
         FaultsTest.medallion("validate", devices, columns, "--lakehouse=" + lake);
     assertThat(builtIn.code()).isEqualTo(1);
     assertThat(builtIn.out())
-        .contains("FAIL silver  readings: types, units and ranges valid       3 invalid rows");
+        .contains("FAIL silver  readings: types, units and ranges valid       3 invalid rows")
+        .contains(
+            "device_minute has the sensor catalog's columns",
+            "no column humidity_avg, pressure_avg: were the runs made with another"
+                + " --sensorCatalog?");
 
     // report: one page a person reads, looked at as headless Chromium renders it
     Path html = tmp.resolve("report.html");

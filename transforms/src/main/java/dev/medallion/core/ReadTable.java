@@ -39,22 +39,25 @@ public class ReadTable<T> extends PTransform<PBegin, PCollection<T>> {
   private final @Nullable String tableRoot;
   private final List<String> files;
   private final Class<T> type;
+  private final @Nullable Schema rowSchema;
   private final transient List<PCollectionView<?>> after;
 
   private ReadTable(
       @Nullable String tableRoot,
       List<String> files,
       Class<T> type,
+      @Nullable Schema rowSchema,
       List<PCollectionView<?>> after) {
     this.tableRoot = tableRoot;
     this.files = files;
     this.type = type;
+    this.rowSchema = rowSchema;
     this.after = after;
   }
 
   /** Every Parquet file under {@code tableRoot} when the job runs. */
   public static <T> ReadTable<T> of(String tableRoot, Class<T> type) {
-    return new ReadTable<>(tableRoot, List.of(), type, List.of());
+    return new ReadTable<>(tableRoot, List.of(), type, null, List.of());
   }
 
   /**
@@ -62,21 +65,32 @@ public class ReadTable<T> extends PTransform<PBegin, PCollection<T>> {
    * to that table are not read back.
    */
   public static <T> ReadTable<T> ofFiles(List<String> files, Class<T> type) {
-    return new ReadTable<>(null, List.copyOf(files), type, List.of());
+    return new ReadTable<>(null, List.copyOf(files), type, null, List.of());
+  }
+
+  /**
+   * Exactly these files, as rows of {@code schema}: for a table whose columns are not a record's
+   * alone (the wide Gold tables, whose sensor columns the catalog declares).
+   */
+  public static ReadTable<Row> rowsOfFiles(List<String> files, Schema schema) {
+    return new ReadTable<>(null, List.copyOf(files), Row.class, schema, List.of());
   }
 
   /** The same read as a {@link Replay}: a second read starts only once its views are ready. */
   public Replay<T> replay() {
     return (begin, name, views) ->
-        begin.apply(name, new ReadTable<>(tableRoot, files, type, List.copyOf(views)));
+        begin.apply(name, new ReadTable<>(tableRoot, files, type, rowSchema, List.copyOf(views)));
   }
 
   @Override
   public PCollection<T> expand(PBegin begin) {
     SchemaRegistry registry = begin.getPipeline().getSchemaRegistry();
     try {
-      Schema beamSchema = registry.getSchema(type);
-      SerializableFunction<Row, T> fromRow = registry.getFromRowFunction(type);
+      Schema beamSchema = rowSchema != null ? rowSchema : registry.getSchema(type);
+      SerializableFunction<Row, T> fromRow =
+          rowSchema != null ? asIs() : registry.getFromRowFunction(type);
+      SerializableFunction<T, Row> toRow =
+          rowSchema != null ? asIs() : registry.getToRowFunction(type);
       PCollection<String> patterns =
           begin.apply(
               "Files",
@@ -96,10 +110,15 @@ public class ReadTable<T> extends PTransform<PBegin, PCollection<T>> {
       return matched
           .apply("ReadMatches", FileIO.readMatches())
           .apply("ReadParquet", ParDo.of(new ReadParquetByNameFn<>(beamSchema, fromRow)))
-          .setSchema(beamSchema, TypeDescriptor.of(type), registry.getToRowFunction(type), fromRow);
+          .setSchema(beamSchema, TypeDescriptor.of(type), toRow, fromRow);
     } catch (NoSuchSchemaException e) {
       throw new IllegalArgumentException(type + " has no Beam schema", e);
     }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <A, B> SerializableFunction<A, B> asIs() {
+    return a -> (B) a;
   }
 
   /** One Parquet file to records, each column found by its name in that file's own schema. */

@@ -14,6 +14,10 @@ import org.joda.time.Instant;
  * heartbeats joined (full outer: a side with no events gives counts of 0 and null aggregates). Each
  * firing of the window writes a row; {@code pane_index} grows with each firing and the row with the
  * highest {@code pane_index} of a device-minute replaces the earlier ones in what users read.
+ *
+ * <p>These are the columns every device minute has; the sensor catalog adds its aggregates after
+ * {@code reading_count} ({@link GoldColumns}), so the table's rows are Beam {@code Row}s of {@link
+ * GoldColumns#deviceMinute}.
  */
 @AutoValue
 @DefaultSchema(AutoValueSchema.class)
@@ -38,40 +42,25 @@ public abstract class DeviceMinute {
   public abstract long getReadingCount();
 
   @SchemaFieldNumber("6")
-  public abstract @Nullable Double getTemperatureAvg();
-
-  @SchemaFieldNumber("7")
-  public abstract @Nullable Double getTemperatureMin();
-
-  @SchemaFieldNumber("8")
-  public abstract @Nullable Double getTemperatureMax();
-
-  @SchemaFieldNumber("9")
-  public abstract @Nullable Double getHumidityAvg();
-
-  @SchemaFieldNumber("10")
-  public abstract @Nullable Double getPressureAvg();
-
-  @SchemaFieldNumber("11")
   public abstract long getHeartbeatCount();
 
-  @SchemaFieldNumber("12")
+  @SchemaFieldNumber("7")
   public abstract @Nullable Double getBatteryPctMin();
 
-  @SchemaFieldNumber("13")
+  @SchemaFieldNumber("8")
   public abstract @Nullable Double getRssiDbmAvg();
 
-  @SchemaFieldNumber("14")
+  @SchemaFieldNumber("9")
   public abstract @Nullable String getLastStatus();
 
-  @SchemaFieldNumber("15")
+  @SchemaFieldNumber("10")
   public abstract long getPaneIndex();
 
   /** {@code EARLY}, {@code ON_TIME} or {@code LATE}. */
-  @SchemaFieldNumber("16")
+  @SchemaFieldNumber("11")
   public abstract String getPaneTiming();
 
-  @SchemaFieldNumber("17")
+  @SchemaFieldNumber("12")
   public abstract String getDate();
 
   /**
@@ -79,7 +68,7 @@ public abstract class DeviceMinute {
    * panes from 0 again, so the newest row of a window is the latest written, not the highest pane
    * index. Null in files written before the column existed.
    */
-  @SchemaFieldNumber("18")
+  @SchemaFieldNumber("13")
   public abstract @Nullable Instant getWrittenAt();
 
   public static DeviceMinute of(
@@ -99,11 +88,6 @@ public abstract class DeviceMinute {
         windowStart,
         windowEnd,
         stats.getReadingCount(),
-        stats.getTemperatureAvg(),
-        stats.getTemperatureMin(),
-        stats.getTemperatureMax(),
-        stats.getHumidityAvg(),
-        stats.getPressureAvg(),
         stats.getHeartbeatCount(),
         stats.getBatteryPctMin(),
         stats.getRssiDbmAvg(),

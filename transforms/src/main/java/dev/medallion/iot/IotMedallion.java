@@ -10,6 +10,7 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Duration;
 
@@ -30,8 +31,8 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
   public static final TupleTag<BronzeEvent> BRONZE = IngestToBronze.EVENTS;
   public static final TupleTag<SensorReading> READINGS = ValidateAndEnrich.READINGS;
   public static final TupleTag<Heartbeat> HEARTBEATS = ValidateAndEnrich.HEARTBEATS;
-  public static final TupleTag<DeviceMinute> DEVICE_MINUTE = WindowedDeviceStats.DEVICE_MINUTE;
-  public static final TupleTag<SiteMinute> SITE_MINUTE = WindowedDeviceStats.SITE_MINUTE;
+  public static final TupleTag<Row> DEVICE_MINUTE = WindowedDeviceStats.DEVICE_MINUTE;
+  public static final TupleTag<Row> SITE_MINUTE = WindowedDeviceStats.SITE_MINUTE;
   public static final TupleTag<SensorMinute> SENSOR_MINUTE = WindowedDeviceStats.SENSOR_MINUTE;
 
   /** Bronze's, Silver's and Gold's dead letters together (their {@code stage} says which). */
@@ -92,7 +93,7 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
         registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog);
   }
 
-  /** See {@link ValidateAndEnrich#withCatalog}. */
+  /** See {@link ValidateAndEnrich#withCatalog} and {@link WindowedDeviceStats#withCatalog}. */
   public IotMedallion withCatalog(SensorCatalog catalog) {
     return new IotMedallion(
         registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog);
@@ -110,7 +111,8 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
                     .withMaxAheadOfArrival(maxAheadOfArrival)
                     .withCatalog(catalog));
     PCollectionTuple gold =
-        silver.apply("Gold", WindowedDeviceStats.of(allowedLateness, watermarkSlack));
+        silver.apply(
+            "Gold", WindowedDeviceStats.of(allowedLateness, watermarkSlack).withCatalog(catalog));
     PCollection<DeadLetter> deadLetters =
         PCollectionList.of(bronze.get(DEAD_LETTERS))
             .and(silver.get(DEAD_LETTERS))

@@ -17,8 +17,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * heartbeat (no {@code seq}) is identified by {@code (device_id, ts instant)}. Of two copies with
  * one identity the one with the smaller (value, raw payload) is kept, so the result does not depend
  * on arrival order. Values of an absent kind are null, never 0. The reading count covers every
- * sensor type Silver kept; the named aggregates are those of temperature, humidity and pressure,
- * and {@link #byType} has every type's.
+ * sensor type Silver kept; {@link #byType} has each type's aggregates.
  */
 public final class MinuteStats {
   private long readingCount;
@@ -96,30 +95,6 @@ public final class MinuteStats {
     return devices.size();
   }
 
-  public @Nullable Double getTemperatureAvg() {
-    return of("temperature").avg();
-  }
-
-  public @Nullable Double getTemperatureMin() {
-    return of("temperature").min();
-  }
-
-  public @Nullable Double getTemperatureMax() {
-    return of("temperature").max();
-  }
-
-  public @Nullable Double getHumidityAvg() {
-    return of("humidity").avg();
-  }
-
-  public @Nullable Double getPressureAvg() {
-    return of("pressure").avg();
-  }
-
-  private Avg of(String type) {
-    return byType.getOrDefault(type, Avg.EMPTY);
-  }
-
   /** The readings of one sensor type: count, average, minimum, maximum, in its kept unit. */
   public record TypeStats(long count, double avg, double min, double max, String unit) {}
 
@@ -145,8 +120,6 @@ public final class MinuteStats {
 
   /** Count, sum, min and max of a series; null aggregates when empty. */
   private static final class Avg {
-    static final Avg EMPTY = new Avg();
-
     private long n;
     private double sum;
     private double min = Double.POSITIVE_INFINITY;
@@ -165,10 +138,6 @@ public final class MinuteStats {
 
     @Nullable Double min() {
       return n == 0 ? null : min;
-    }
-
-    @Nullable Double max() {
-      return n == 0 ? null : max;
     }
   }
 }

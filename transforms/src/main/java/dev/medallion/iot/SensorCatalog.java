@@ -25,16 +25,23 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 /**
  * The sensor types Silver keeps and Gold aggregates, declared in a file (YAML or JSON) instead of
  * coded: per type the unit it is kept in, the units it accepts with their conversion, the valid
- * range, and an optional unit for readings sent without one. Gold's aggregate columns are still
- * fixed (temperature, humidity, pressure); readings of other types count in {@code reading_count}.
- * {@link #DEFAULT} ({@code sensor-catalog.yaml} beside this class) holds Medallion's own rules:
- * temperature in °C (°F converted) within −40..125, humidity in % within 0..100, pressure in hPa
- * within 300..1100.
+ * range, an optional unit for readings sent without one, and the aggregates Gold keeps of it per
+ * minute ({@code gold: [avg, min, max]} when not given; any of count, avg, min, max), each a column
+ * {@code <type>_<aggregate>} of {@code gold_device_minute} and {@code gold_site_minute} (see {@link
+ * GoldColumns}). {@link #DEFAULT} ({@code sensor-catalog.yaml} beside this class) holds Medallion's
+ * own rules: temperature in °C (°F converted) within −40..125 with its average, minimum and
+ * maximum, humidity in % within 0..100 and pressure in hPa within 300..1100 with their averages.
  */
 public final class SensorCatalog implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  private static final Set<String> SENSOR_KEYS = Set.of("unit", "units", "range", "default_unit");
+  private static final Set<String> SENSOR_KEYS =
+      Set.of("unit", "units", "range", "default_unit", "gold");
+
+  /** The aggregates Gold may keep of a sensor type, in the order of their columns. */
+  public static final List<String> AGGREGATES = List.of("count", "avg", "min", "max");
+
+  private static final List<String> DEFAULT_GOLD = List.of("avg", "min", "max");
   private static final Set<String> STEPS = Set.of("add", "multiply", "divide");
   private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]*");
 
@@ -61,7 +68,8 @@ public final class SensorCatalog implements Serializable {
       Map<String, Conversion> units,
       @Nullable Double lo,
       @Nullable Double hi,
-      @Nullable String defaultUnit)
+      @Nullable String defaultUnit,
+      List<String> gold)
       implements Serializable {}
 
   private final String name;
@@ -117,7 +125,19 @@ public final class SensorCatalog implements Serializable {
     LinkedHashMap<String, Sensor> sensors = new LinkedHashMap<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = types.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
-      sensors.put(e.getKey(), sensor(e.getKey(), e.getValue(), name));
+      Sensor s = sensor(e.getKey(), e.getValue(), name);
+      for (String column : GoldColumns.names(s)) {
+        if (GoldColumns.FIXED.contains(column)) {
+          throw bad(
+              name,
+              "sensors."
+                  + s.type()
+                  + ".gold: its column "
+                  + column
+                  + " would clash with Gold's own column of that name; rename the type");
+        }
+      }
+      sensors.put(e.getKey(), s);
     }
     return new SensorCatalog(name, sensors);
   }
@@ -187,7 +207,31 @@ public final class SensorCatalog implements Serializable {
       }
       defaultUnit = d.asText();
     }
-    return new Sensor(type, unit, Collections.unmodifiableMap(units), lo, hi, defaultUnit);
+    return new Sensor(
+        type, unit, Collections.unmodifiableMap(units), lo, hi, defaultUnit, gold(rules, at, name));
+  }
+
+  /** The {@code gold} list: aggregates of {@link #AGGREGATES}, each once, kept in that order. */
+  private static List<String> gold(JsonNode rules, String at, String name) {
+    JsonNode g = rules.get("gold");
+    if (g == null || g.isNull()) {
+      return DEFAULT_GOLD;
+    }
+    String must =
+        at + ".gold must be a list of " + String.join(", ", AGGREGATES) + " ([] for none)";
+    if (!g.isArray()) {
+      throw bad(name, must);
+    }
+    Set<String> wanted = new java.util.HashSet<>();
+    for (JsonNode a : g) {
+      if (!a.isTextual() || !AGGREGATES.contains(a.asText())) {
+        throw bad(name, must + "; got " + a);
+      }
+      if (!wanted.add(a.asText())) {
+        throw bad(name, at + ".gold lists " + a.asText() + " twice");
+      }
+    }
+    return AGGREGATES.stream().filter(wanted::contains).toList();
   }
 
   private static Conversion conversion(JsonNode steps, String at, String name) {

@@ -13,6 +13,8 @@ import org.joda.time.Instant;
  * A row of {@code gold/site_minute}: every device of one site in one 1-minute window, computed from
  * the same Silver events as {@link DeviceMinute} (not by summing device rows, so a late pane of one
  * device never counts twice). {@code device_count} counts devices with a reading or a heartbeat.
+ * The sensor catalog's aggregates follow {@code reading_count}, as in {@link DeviceMinute} ({@link
+ * GoldColumns#siteMinute}).
  */
 @AutoValue
 @DefaultSchema(AutoValueSchema.class)
@@ -34,36 +36,21 @@ public abstract class SiteMinute {
   public abstract long getReadingCount();
 
   @SchemaFieldNumber("5")
-  public abstract @Nullable Double getTemperatureAvg();
-
-  @SchemaFieldNumber("6")
-  public abstract @Nullable Double getTemperatureMin();
-
-  @SchemaFieldNumber("7")
-  public abstract @Nullable Double getTemperatureMax();
-
-  @SchemaFieldNumber("8")
-  public abstract @Nullable Double getHumidityAvg();
-
-  @SchemaFieldNumber("9")
-  public abstract @Nullable Double getPressureAvg();
-
-  @SchemaFieldNumber("10")
   public abstract long getHeartbeatCount();
 
-  @SchemaFieldNumber("11")
+  @SchemaFieldNumber("6")
   public abstract @Nullable Double getBatteryPctMin();
 
-  @SchemaFieldNumber("12")
+  @SchemaFieldNumber("7")
   public abstract @Nullable Double getRssiDbmAvg();
 
-  @SchemaFieldNumber("13")
+  @SchemaFieldNumber("8")
   public abstract long getPaneIndex();
 
-  @SchemaFieldNumber("14")
+  @SchemaFieldNumber("9")
   public abstract String getPaneTiming();
 
-  @SchemaFieldNumber("15")
+  @SchemaFieldNumber("10")
   public abstract String getDate();
 
   /**
@@ -71,7 +58,7 @@ public abstract class SiteMinute {
    * panes from 0 again, so the newest row of a window is the latest written, not the highest pane
    * index. Null in files written before the column existed.
    */
-  @SchemaFieldNumber("16")
+  @SchemaFieldNumber("11")
   public abstract @Nullable Instant getWrittenAt();
 
   public static SiteMinute of(
@@ -88,11 +75,6 @@ public abstract class SiteMinute {
         windowEnd,
         stats.getDeviceCount(),
         stats.getReadingCount(),
-        stats.getTemperatureAvg(),
-        stats.getTemperatureMin(),
-        stats.getTemperatureMax(),
-        stats.getHumidityAvg(),
-        stats.getPressureAvg(),
         stats.getHeartbeatCount(),
         stats.getBatteryPctMin(),
         stats.getRssiDbmAvg(),

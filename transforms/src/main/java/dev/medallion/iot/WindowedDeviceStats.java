@@ -32,6 +32,7 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptors;
@@ -42,7 +43,8 @@ import org.joda.time.Instant;
  * Gold: 1-minute fixed event-time windows (aligned on the minute; an event at 10:16:00.000 is in
  * the 10:16 window) over Silver readings and heartbeats, joined per device with {@link
  * CoGroupByKey} as a full outer join ({@link #DEVICE_MINUTE}) and rolled up per site ({@link
- * #SITE_MINUTE}); per device and sensor type of the catalog ({@link #SENSOR_MINUTE}).
+ * #SITE_MINUTE}), both with the sensor catalog's aggregates as columns ({@link GoldColumns}); per
+ * device and sensor type of the catalog ({@link #SENSOR_MINUTE}).
  *
  * <p>The window fires when the watermark passes its end, then for late records within the allowed
  * lateness once more {@link #LATE_FIRING_DELAY} (processing time) after the first of them; panes
@@ -56,8 +58,12 @@ import org.joda.time.Instant;
  * ValidateAndEnrich#HEARTBEATS}.
  */
 public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectionTuple> {
-  public static final TupleTag<DeviceMinute> DEVICE_MINUTE = new TupleTag<>() {};
-  public static final TupleTag<SiteMinute> SITE_MINUTE = new TupleTag<>() {};
+  /** Rows of {@link GoldColumns#deviceMinute}. */
+  public static final TupleTag<Row> DEVICE_MINUTE = new TupleTag<>() {};
+
+  /** Rows of {@link GoldColumns#siteMinute}. */
+  public static final TupleTag<Row> SITE_MINUTE = new TupleTag<>() {};
+
   public static final TupleTag<SensorMinute> SENSOR_MINUTE = new TupleTag<>() {};
   public static final TupleTag<DeadLetter> TOO_LATE = DeadLetter.TAG;
 
@@ -78,10 +84,13 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
 
   private final Duration allowedLateness;
   private final Duration watermarkSlack;
+  private final SensorCatalog catalog;
 
-  private WindowedDeviceStats(Duration allowedLateness, Duration watermarkSlack) {
+  private WindowedDeviceStats(
+      Duration allowedLateness, Duration watermarkSlack, SensorCatalog catalog) {
     this.allowedLateness = allowedLateness;
     this.watermarkSlack = watermarkSlack;
+    this.catalog = catalog;
   }
 
   /**
@@ -92,7 +101,12 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
    *     too-late record in
    */
   public static WindowedDeviceStats of(Duration allowedLateness, Duration watermarkSlack) {
-    return new WindowedDeviceStats(allowedLateness, watermarkSlack);
+    return new WindowedDeviceStats(allowedLateness, watermarkSlack, SensorCatalog.DEFAULT);
+  }
+
+  /** Gold's aggregate columns are those {@code catalog} asks for (its {@code gold} lists). */
+  public WindowedDeviceStats withCatalog(SensorCatalog catalog) {
+    return new WindowedDeviceStats(allowedLateness, watermarkSlack, catalog);
   }
 
   @Override
@@ -140,8 +154,9 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
                 Heartbeat::getDeviceId)
             .apply(
                 "ToDeviceMinute",
-                ParDo.of(new DeviceMinuteFn())
+                ParDo.of(new DeviceMinuteFn(catalog))
                     .withOutputTags(DEVICE_MINUTE, TupleTagList.of(TOO_LATE).and(SENSOR_MINUTE)));
+    deviceMinute.get(DEVICE_MINUTE).setRowSchema(GoldColumns.deviceMinute(catalog));
     PCollectionTuple siteMinute =
         joinBy(
                 "Site",
@@ -151,8 +166,9 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
                 Heartbeat::getSite)
             .apply(
                 "ToSiteMinute",
-                ParDo.of(new SiteMinuteFn())
+                ParDo.of(new SiteMinuteFn(catalog))
                     .withOutputTags(SITE_MINUTE, TupleTagList.of(TOO_LATE)));
+    siteMinute.get(SITE_MINUTE).setRowSchema(GoldColumns.siteMinute(catalog));
 
     PCollection<DeadLetter> deadLetters =
         PCollectionList.of(readings.get(TOO_LATE))
@@ -313,7 +329,14 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     }
   }
 
-  static class DeviceMinuteFn extends DoFn<KV<String, CoGbkResult>, DeviceMinute> {
+  static class DeviceMinuteFn extends DoFn<KV<String, CoGbkResult>, Row> {
+    private final GoldColumns.Widen<DeviceMinute> widen;
+
+    DeviceMinuteFn(SensorCatalog catalog) {
+      this.widen =
+          GoldColumns.Widen.of(DeviceMinute.class, GoldColumns.deviceMinute(catalog), catalog);
+    }
+
     @ProcessElement
     public void process(
         @Element KV<String, CoGbkResult> e,
@@ -321,19 +344,21 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         PaneInfo pane,
         MultiOutputReceiver out) {
       DeviceMinute row;
+      Row wide;
       Map<String, MinuteStats.TypeStats> types;
       try {
         MinuteStats stats =
             MinuteStats.of(
                 e.getValue().getAll(READINGS_SIDE), e.getValue().getAll(HEARTBEATS_SIDE));
         row = row(e, (IntervalWindow) w, pane, stats);
+        wide = widen.apply(row, stats);
         types = stats.byType();
       } catch (RuntimeException thrown) {
         quarantineGroup(e.getValue(), thrown, out);
         return;
       }
       DEVICE_ROWS.inc();
-      out.get(DEVICE_MINUTE).output(row);
+      out.get(DEVICE_MINUTE).output(wide);
       types.forEach(
           (type, stats) -> {
             SENSOR_ROWS.inc();
@@ -369,7 +394,13 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     }
   }
 
-  static class SiteMinuteFn extends DoFn<KV<String, CoGbkResult>, SiteMinute> {
+  static class SiteMinuteFn extends DoFn<KV<String, CoGbkResult>, Row> {
+    private final GoldColumns.Widen<SiteMinute> widen;
+
+    SiteMinuteFn(SensorCatalog catalog) {
+      this.widen = GoldColumns.Widen.of(SiteMinute.class, GoldColumns.siteMinute(catalog), catalog);
+    }
+
     @ProcessElement
     public void process(
         @Element KV<String, CoGbkResult> e,
@@ -377,18 +408,21 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         PaneInfo pane,
         MultiOutputReceiver out) {
       IntervalWindow window = (IntervalWindow) w;
-      SiteMinute row;
+      Row row;
       try {
-        row =
+        MinuteStats stats =
+            MinuteStats.of(
+                e.getValue().getAll(READINGS_SIDE), e.getValue().getAll(HEARTBEATS_SIDE));
+        SiteMinute site =
             SiteMinute.of(
                 e.getKey(),
                 window.start(),
                 window.end(),
-                MinuteStats.of(
-                    e.getValue().getAll(READINGS_SIDE), e.getValue().getAll(HEARTBEATS_SIDE)),
+                stats,
                 pane.getIndex(),
                 pane.getTiming().name(),
                 Instant.now());
+        row = widen.apply(site, stats);
       } catch (RuntimeException thrown) {
         quarantineGroup(e.getValue(), thrown, out);
         return;

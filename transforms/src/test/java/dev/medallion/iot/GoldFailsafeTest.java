@@ -48,10 +48,12 @@ class GoldFailsafeTest {
                 Create.of(KV.of("dev-0001", group))
                     .withCoder(KvCoder.of(StringUtf8Coder.of(), groupCoder)))
             .apply(
-                ParDo.of(new WindowedDeviceStats.DeviceMinuteFn())
+                ParDo.of(new WindowedDeviceStats.DeviceMinuteFn(SensorCatalog.DEFAULT))
                     .withOutputTags(
                         WindowedDeviceStats.DEVICE_MINUTE,
                         TupleTagList.of(DeadLetter.TAG).and(WindowedDeviceStats.SENSOR_MINUTE)));
+    out.get(WindowedDeviceStats.DEVICE_MINUTE)
+        .setRowSchema(GoldColumns.deviceMinute(SensorCatalog.DEFAULT));
 
     String readingPayload = r.getRawPayload();
     String heartbeatPayload = h.getRawPayload();

@@ -60,19 +60,20 @@ class IotMedallionTest {
     PAssert.thatSingleton(layers.get(IotMedallion.DEVICE_MINUTE))
         .satisfies(
             m -> {
-              assertThat(m.getDeviceId()).isEqualTo("dev-0001");
-              assertThat(m.getWindowStart()).isEqualTo(Events.at("2026-11-29T10:15:00Z"));
-              assertThat(m.getReadingCount()).isEqualTo(2);
-              assertThat(m.getTemperatureAvg()).isEqualTo(22.0);
-              assertThat(m.getHeartbeatCount()).isEqualTo(1);
-              assertThat(m.getLastStatus()).isEqualTo("ok");
+              assertThat(m.getString("device_id")).isEqualTo("dev-0001");
+              assertThat(m.getDateTime("window_start").toInstant())
+                  .isEqualTo(Events.at("2026-11-29T10:15:00Z"));
+              assertThat(m.getInt64("reading_count")).isEqualTo(2);
+              assertThat(m.getDouble("temperature_avg")).isEqualTo(22.0);
+              assertThat(m.getInt64("heartbeat_count")).isEqualTo(1);
+              assertThat(m.getString("last_status")).isEqualTo("ok");
               return null;
             });
     PAssert.thatSingleton(layers.get(IotMedallion.SITE_MINUTE))
         .satisfies(
             m -> {
-              assertThat(m.getSite()).isEqualTo("berlin");
-              assertThat(m.getDeviceCount()).isEqualTo(1);
+              assertThat(m.getString("site")).isEqualTo("berlin");
+              assertThat(m.getInt64("device_count")).isEqualTo(1);
               return null;
             });
     p.run().waitUntilFinish();

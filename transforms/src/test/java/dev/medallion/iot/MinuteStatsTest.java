@@ -26,9 +26,9 @@ class MinuteStatsTest {
             reading("dev-0001", "temperature", 23.0, TS, null, 2L));
 
     assertThat(s.getReadingCount()).isEqualTo(2);
-    assertThat(s.getTemperatureAvg()).isEqualTo(21.5);
-    assertThat(s.getTemperatureMin()).isEqualTo(20.0);
-    assertThat(s.getTemperatureMax()).isEqualTo(23.0);
+    assertThat(agg(s, "temperature", "avg")).isEqualTo(21.5);
+    assertThat(agg(s, "temperature", "min")).isEqualTo(20.0);
+    assertThat(agg(s, "temperature", "max")).isEqualTo(23.0);
   }
 
   @Test
@@ -40,7 +40,7 @@ class MinuteStatsTest {
             reading("dev-0001", "temperature", 20.0, TS, "2026-11-29T10:15:13Z", 1L));
 
     assertThat(s.getReadingCount()).isEqualTo(2);
-    assertThat(s.getTemperatureAvg()).isEqualTo(21.5);
+    assertThat(agg(s, "temperature", "avg")).isEqualTo(21.5);
   }
 
   @Test
@@ -51,7 +51,7 @@ class MinuteStatsTest {
             reading("dev-0001", "humidity", 40.0, "2026-11-29T12:15:10+02:00", null, 7L));
 
     assertThat(s.getReadingCount()).isEqualTo(1);
-    assertThat(s.getHumidityAvg()).isEqualTo(40.0);
+    assertThat(agg(s, "humidity", "avg")).isEqualTo(40.0);
   }
 
   @Test
@@ -62,7 +62,7 @@ class MinuteStatsTest {
             reading("dev-0001", "temperature", 21.0, TS, null, 1L));
 
     assertThat(s.getReadingCount()).isEqualTo(1);
-    assertThat(s.getTemperatureAvg()).isEqualTo(21.0);
+    assertThat(agg(s, "temperature", "avg")).isEqualTo(21.0);
   }
 
   @Test
@@ -73,7 +73,7 @@ class MinuteStatsTest {
             reading("dev-0001", "pressure", 1001.0, TS, null));
 
     assertThat(s.getReadingCount()).isEqualTo(1);
-    assertThat(s.getPressureAvg()).isEqualTo(1001.0);
+    assertThat(agg(s, "pressure", "avg")).isEqualTo(1001.0);
   }
 
   @Test
@@ -84,7 +84,7 @@ class MinuteStatsTest {
             reading("dev-0001", "pressure", 1003.0, TS, null, 5L));
 
     assertThat(s.getReadingCount()).isEqualTo(2);
-    assertThat(s.getPressureAvg()).isEqualTo(1002.0);
+    assertThat(agg(s, "pressure", "avg")).isEqualTo(1002.0);
   }
 
   @Test
@@ -97,7 +97,7 @@ class MinuteStatsTest {
 
     assertThat(s.getReadingCount()).isEqualTo(3);
     assertThat(s.getDeviceCount()).isEqualTo(2);
-    assertThat(s.getTemperatureAvg()).isEqualTo(21.0);
+    assertThat(agg(s, "temperature", "avg")).isEqualTo(21.0);
   }
 
   @Test
@@ -109,9 +109,22 @@ class MinuteStatsTest {
             reading("dev-0001", "tilt", 0.05, TS, null));
 
     assertThat(s.getReadingCount()).isEqualTo(3);
-    assertThat(s.getTemperatureAvg()).isEqualTo(20.0);
-    assertThat(s.getTemperatureMax()).isEqualTo(20.0);
-    assertThat(s.getHumidityAvg()).isNull();
-    assertThat(s.getPressureAvg()).isNull();
+    assertThat(agg(s, "temperature", "avg")).isEqualTo(20.0);
+    assertThat(agg(s, "temperature", "max")).isEqualTo(20.0);
+    assertThat(agg(s, "humidity", "avg")).isNull();
+    assertThat(agg(s, "pressure", "avg")).isNull();
+  }
+
+  /** One aggregate of one sensor type, null when the type has no reading. */
+  private static Double agg(MinuteStats s, String type, String aggregate) {
+    MinuteStats.TypeStats t = s.byType().get(type);
+    if (t == null) {
+      return null;
+    }
+    return switch (aggregate) {
+      case "avg" -> t.avg();
+      case "min" -> t.min();
+      default -> t.max();
+    };
   }
 }

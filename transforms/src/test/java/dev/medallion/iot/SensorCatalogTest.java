@@ -33,6 +33,79 @@ class SensorCatalogTest {
   }
 
   @Test
+  void theBuiltInCatalogGivesGoldTheColumnsItAlwaysHad() {
+    // The wide Gold tables as they were before their columns came from the catalog.
+    assertThat(GoldColumns.deviceMinute(SensorCatalog.DEFAULT).getFieldNames())
+        .containsExactly(
+            "device_id",
+            "site",
+            "zone",
+            "window_start",
+            "window_end",
+            "reading_count",
+            "temperature_avg",
+            "temperature_min",
+            "temperature_max",
+            "humidity_avg",
+            "pressure_avg",
+            "heartbeat_count",
+            "battery_pct_min",
+            "rssi_dbm_avg",
+            "last_status",
+            "pane_index",
+            "pane_timing",
+            "date",
+            "written_at");
+    assertThat(GoldColumns.siteMinute(SensorCatalog.DEFAULT).getFieldNames())
+        .containsExactly(
+            "site",
+            "window_start",
+            "window_end",
+            "device_count",
+            "reading_count",
+            "temperature_avg",
+            "temperature_min",
+            "temperature_max",
+            "humidity_avg",
+            "pressure_avg",
+            "heartbeat_count",
+            "battery_pct_min",
+            "rssi_dbm_avg",
+            "pane_index",
+            "pane_timing",
+            "date",
+            "written_at");
+  }
+
+  @Test
+  void goldKeepsTheAggregatesEachTypeAsksForInAFixedOrder() throws Exception {
+    Path file = tmp.resolve("catalog.yaml");
+    Files.writeString(
+        file,
+        "sensors:\n"
+            + "  vibration: {unit: mm/s, gold: [max, count]}\n"
+            + "  tilt: {unit: deg}\n"
+            + "  strain: {unit: ue, gold: []}\n");
+    SensorCatalog c = SensorCatalog.load(file.toString());
+    org.apache.beam.sdk.schemas.Schema device = GoldColumns.deviceMinute(c);
+    assertThat(device.getFieldNames())
+        .containsSubsequence(
+            "reading_count",
+            "vibration_count",
+            "vibration_max",
+            "tilt_avg",
+            "tilt_min",
+            "tilt_max",
+            "heartbeat_count")
+        .doesNotContain("temperature_avg", "humidity_avg", "pressure_avg", "vibration_avg")
+        .noneMatch(n -> n.startsWith("strain"));
+    assertThat(device.getField("vibration_count").getType())
+        .isEqualTo(org.apache.beam.sdk.schemas.Schema.FieldType.INT64.withNullable(true));
+    assertThat(device.getField("tilt_avg").getType())
+        .isEqualTo(org.apache.beam.sdk.schemas.Schema.FieldType.DOUBLE.withNullable(true));
+  }
+
+  @Test
   void theBuiltInCatalogNamesWhatItAccepts() {
     assertThatThrownBy(() -> SensorCatalog.DEFAULT.canonical("vibration", 1, "mm/s"))
         .isInstanceOf(InvalidRecordException.class)
@@ -115,7 +188,7 @@ class SensorCatalogTest {
       delimiter = '|',
       value = {
         "sensors: {t: {unit: C, colour: red}}|sensors.t: unknown key 'colour' (the keys:"
-            + " default_unit, range, unit, units)",
+            + " default_unit, gold, range, unit, units)",
         "sensors: {t: {units: {C: {}}}}|sensors.t.unit (the unit the type is kept in) is required",
         "sensors: {t: {unit: C, range: [5, 1]}}|sensors.t.range must be [low, high], two numbers"
             + " with low ≤ high",
@@ -132,6 +205,15 @@ class SensorCatalogTest {
         "sensors: {}|'sensors' must map each sensor type to its rules",
         "types: {t: {unit: C}}|must be a map with one key, 'sensors'",
         "sensors: [t|not valid YAML",
+        "sensors: {t: {unit: C, gold: avg}}|sensors.t.gold must be a list of count, avg, min, max"
+            + " ([] for none)",
+        "sensors: {t: {unit: C, gold: [mean]}}|sensors.t.gold must be a list of count, avg, min,"
+            + " max ([] for none); got \"mean\"",
+        "sensors: {t: {unit: C, gold: [max, max]}}|sensors.t.gold lists max twice",
+        "sensors: {reading: {unit: C, gold: [count]}}|sensors.reading.gold: its column"
+            + " reading_count would clash with Gold's own column of that name; rename the type",
+        "sensors: {battery_pct: {unit: '%', gold: [avg, min]}}|sensors.battery_pct.gold: its"
+            + " column battery_pct_min would clash",
       })
   void aWrongCatalogIsNamedWithWhatIsWrong(String yaml, String message) throws Exception {
     Path file = tmp.resolve("catalog.yaml");

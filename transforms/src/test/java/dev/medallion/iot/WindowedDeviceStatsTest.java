@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.medallion.core.DeadLetter;
 import dev.medallion.testing.BeamPipelineExtension;
 import dev.medallion.testing.Events;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.schemas.NoSuchSchemaException;
@@ -19,11 +21,13 @@ import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Gold on the DirectRunner with hand-made panes. Expected rows are worked out by hand in each test.
@@ -32,29 +36,31 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(BeamPipelineExtension.class)
 class WindowedDeviceStatsTest {
+  @TempDir Path tmp;
+
   private static final Duration LATENESS = Duration.standardMinutes(2);
   private static final IntervalWindow W1015 =
       new IntervalWindow(at("2026-11-29T10:15:00Z"), at("2026-11-29T10:16:00Z"));
   private static final IntervalWindow W1016 =
       new IntervalWindow(at("2026-11-29T10:16:00Z"), at("2026-11-29T10:17:00Z"));
 
-  static String describe(DeviceMinute m) {
+  static String describe(Row m) {
     return String.join(
         "|",
-        m.getDeviceId(),
-        m.getPaneTiming(),
-        String.valueOf(m.getPaneIndex()),
-        String.valueOf(m.getReadingCount()),
-        String.valueOf(m.getTemperatureAvg()),
-        String.valueOf(m.getTemperatureMin()),
-        String.valueOf(m.getTemperatureMax()),
-        String.valueOf(m.getHumidityAvg()),
-        String.valueOf(m.getPressureAvg()),
-        String.valueOf(m.getHeartbeatCount()),
-        String.valueOf(m.getBatteryPctMin()),
-        String.valueOf(m.getRssiDbmAvg()),
-        String.valueOf(m.getLastStatus()),
-        m.getWindowStart() + "/" + m.getWindowEnd());
+        m.getString("device_id"),
+        m.getString("pane_timing"),
+        String.valueOf(m.getInt64("pane_index")),
+        String.valueOf(m.getInt64("reading_count")),
+        String.valueOf(m.getDouble("temperature_avg")),
+        String.valueOf(m.getDouble("temperature_min")),
+        String.valueOf(m.getDouble("temperature_max")),
+        String.valueOf(m.getDouble("humidity_avg")),
+        String.valueOf(m.getDouble("pressure_avg")),
+        String.valueOf(m.getInt64("heartbeat_count")),
+        String.valueOf(m.getDouble("battery_pct_min")),
+        String.valueOf(m.getDouble("rssi_dbm_avg")),
+        String.valueOf(m.getString("last_status")),
+        m.getDateTime("window_start").toInstant() + "/" + m.getDateTime("window_end").toInstant());
   }
 
   private static PCollection<String> described(PCollectionTuple gold) {
@@ -393,20 +399,86 @@ class WindowedDeviceStatsTest {
                     "DescribeSites",
                     MapElements.into(TypeDescriptors.strings())
                         .via(
-                            (SiteMinute s) ->
-                                s.getSite()
+                            (Row s) ->
+                                s.getString("site")
                                     + "|"
-                                    + s.getDeviceCount()
+                                    + s.getInt64("device_count")
                                     + "|"
-                                    + s.getReadingCount()
+                                    + s.getInt64("reading_count")
                                     + "|"
-                                    + s.getHeartbeatCount()
+                                    + s.getInt64("heartbeat_count")
                                     + "|"
-                                    + s.getBatteryPctMin()
+                                    + s.getDouble("battery_pct_min")
                                     + "|"
-                                    + s.getPressureAvg())))
+                                    + s.getDouble("pressure_avg"))))
         .containsInAnyOrder("berlin|2|2|2|79.5|null", "paris|1|2|1|50.0|1002.0");
     p.run();
+  }
+
+  @Test
+  void theWideRowsHaveTheColumnsTheCatalogAsksFor(TestPipeline p) throws Exception {
+    Path file = tmp.resolve("bridges.yaml");
+    Files.writeString(
+        file,
+        "sensors:\n"
+            + "  temperature: {unit: C}\n"
+            + "  vibration: {unit: mm/s, gold: [count, avg, max]}\n"
+            + "  tilt: {unit: deg, gold: [min]}\n");
+    SensorCatalog bridges = SensorCatalog.load(file.toString());
+    PCollection<SensorReading> readings =
+        p.apply(
+            "Readings",
+            Create.timestamped(
+                    stamped(reading("dev-0001", "vibration", 2.0, "2026-11-29T10:15:10Z", null)),
+                    stamped(reading("dev-0001", "vibration", 6.0, "2026-11-29T10:15:20Z", null)),
+                    stamped(reading("dev-0001", "tilt", -1.5, "2026-11-29T10:15:30Z", null)),
+                    stamped(reading("dev-0003", "tilt", 0.25, "2026-11-29T10:15:40Z", null)))
+                .withCoder(readingCoder(p)));
+    PCollectionTuple out =
+        PCollectionTuple.of(ValidateAndEnrich.READINGS, readings)
+            .and(ValidateAndEnrich.HEARTBEATS, noHeartbeats(p))
+            .apply(WindowedDeviceStats.of(LATENESS, Duration.ZERO).withCatalog(bridges));
+    String columns =
+        "reading_count,temperature_avg,temperature_min,temperature_max,"
+            + "vibration_count,vibration_avg,vibration_max,tilt_min,heartbeat_count";
+    assertThat(
+            String.join(
+                ",", out.get(WindowedDeviceStats.DEVICE_MINUTE).getSchema().getFieldNames()))
+        .contains(columns)
+        .doesNotContain("humidity")
+        .doesNotContain("pressure");
+    assertThat(
+            String.join(",", out.get(WindowedDeviceStats.SITE_MINUTE).getSchema().getFieldNames()))
+        .contains(columns);
+    PAssert.that(
+            out.get(WindowedDeviceStats.DEVICE_MINUTE)
+                .apply(
+                    "DescribeWide",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((Row m) -> m.getString("device_id") + "|" + sensorColumns(m))))
+        .containsInAnyOrder(
+            "dev-0001|3|null|null|null|2|4.0|6.0|-1.5|0",
+            "dev-0003|1|null|null|null|0|null|null|0.25|0");
+    PAssert.that(
+            out.get(WindowedDeviceStats.SITE_MINUTE)
+                .apply(
+                    "DescribeWideSites",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((Row m) -> m.getString("site") + "|" + sensorColumns(m))))
+        .containsInAnyOrder(
+            "berlin|3|null|null|null|2|4.0|6.0|-1.5|0",
+            "paris|1|null|null|null|0|null|null|0.25|0");
+    p.run();
+  }
+
+  /** The values from reading_count to heartbeat_count, both included. */
+  private static String sensorColumns(Row m) {
+    java.util.List<String> names = m.getSchema().getFieldNames();
+    return String.join(
+        "|",
+        names.subList(names.indexOf("reading_count"), names.indexOf("heartbeat_count") + 1).stream()
+            .map(n -> String.valueOf((Object) m.getValue(n)))
+            .toList());
   }
 
   @Test
