@@ -178,6 +178,20 @@ public final class LakeTables implements AutoCloseable {
     public static Step replaceFiles(String table, List<String> replaced, List<String> files) {
       return new Step(table, Op.REPLACE_FILES, files, "", replaced);
     }
+
+    /**
+     * A run's files entering the table, with the files of a rewrite ({@code replaced} by {@code
+     * rewritten}) in the same snapshot; a plain append when nothing was rewritten.
+     */
+    public static Step rewriteAndAdd(
+        String table, List<String> replaced, List<String> rewritten, List<String> run) {
+      if (replaced.isEmpty()) {
+        return of(table, Op.APPEND, run);
+      }
+      List<String> files = new ArrayList<>(run);
+      files.addAll(rewritten);
+      return replaceFiles(table, replaced, files);
+    }
   }
 
   private final Config config;

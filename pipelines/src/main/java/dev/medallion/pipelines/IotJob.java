@@ -35,10 +35,12 @@ import java.util.Set;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.WithTimestamps;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TupleTag;
@@ -90,18 +92,44 @@ public final class IotJob {
     if (!discarded.isEmpty()) {
       System.err.println(name + ": removed the uncommitted files of killed run(s) " + discarded);
     }
+    if (options.getReingest() && stage != Stage.ALL) {
+      throw new IllegalArgumentException(
+          "--reingest is for run, which computes Silver and Gold again too; to correct a file"
+              + " with one stage alone, give it a new name");
+    }
     InputFiles.NewInput input = replayFiles(stage, options, tables, name);
     List<String> files = input == null ? null : input.fresh();
     if (files != null && files.isEmpty()) {
       return null;
+    }
+    IotReingest reingest = IotReingest.NONE;
+    if (input != null && !input.reingested().isEmpty()) {
+      RunIds.claim(lake, runId); // the rewritten files are the run's, before its job
+      try {
+        reingest = IotReingest.of(input.reingested(), tables, runId, name);
+      } catch (IOException | RuntimeException e) {
+        RunIds.discard(tables, runId);
+        RunIds.end(lake, runId);
+        throw e;
+      }
     }
     // A stream (the generator) commits each flush inside the job; a replay or a rerun stage
     // commits after it, all or nothing.
     boolean streams = files == null && (stage == Stage.ALL || stage == Stage.BRONZE);
     Pipeline p = Pipeline.create(options);
     // Built before anything is written: a bad flag or registry leaves the lakehouse untouched.
-    build(p, stage, options, files, tables, streams);
-    RunIds.claim(lake, runId);
+    try {
+      build(p, stage, options, files, tables, streams, reingest);
+    } catch (RuntimeException e) {
+      if (reingest != IotReingest.NONE) {
+        RunIds.discard(tables, runId);
+        RunIds.end(lake, runId);
+      }
+      throw e;
+    }
+    if (reingest == IotReingest.NONE) {
+      RunIds.claim(lake, runId);
+    }
     System.err.println(
         name + ": run " + runId + " -> " + options.getLakehouse() + source(stage, options));
     PipelineResult result;
@@ -126,7 +154,9 @@ public final class IotJob {
       CrashPoints.reached(CrashPoints.BEFORE_COMMIT);
       tables.commit(
           runId,
-          steps(stage, tables, runId),
+          reingest != IotReingest.NONE
+              ? reingest.steps(tables, runId)
+              : steps(stage, tables, runId),
           input == null ? Map.of() : LakeTables.ingestedSummary(input));
       // Files a retried or recomputed bundle left (listed in no manifest, so not committed).
       RunIds.discard(tables, runId);
@@ -199,7 +229,11 @@ public final class IotJob {
     Catalog.Table bronze = Catalog.byPath(Lakehouse.BRONZE_IOT);
     InputFiles.NewInput input =
         InputFiles.NewInput.of(matching, tables.ingested(bronze), tables.ingestedVersions(bronze));
-    input.sayChanged(name);
+    if (options.getReingest()) {
+      input = input.reingestingChanged(matching);
+    } else {
+      input.sayChanged(name);
+    }
     List<String> fresh = input.fresh();
     if (fresh.isEmpty()) {
       System.err.println(
@@ -222,7 +256,7 @@ public final class IotJob {
    */
   public static void build(Pipeline p, Stage stage, IotOptions options) {
     try (LakeTables tables = LakeTables.open(options)) {
-      build(p, stage, options, null, tables, true);
+      build(p, stage, options, null, tables, true, IotReingest.NONE);
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
@@ -239,7 +273,8 @@ public final class IotJob {
       IotOptions o,
       @Nullable List<String> files,
       LakeTables tables,
-      boolean commitEachFlush) {
+      boolean commitEachFlush,
+      IotReingest reingest) {
     Duration allowed = Duration.standardSeconds(o.getAllowedLatenessSeconds());
     Duration slack = Duration.standardSeconds(o.getWatermarkSlackSeconds());
     Duration maxAhead = Duration.standardSeconds(o.getMaxFutureSeconds());
@@ -250,14 +285,16 @@ public final class IotJob {
     PCollectionTuple layers =
         switch (stage) {
           case ALL ->
-              source(p, o, files)
-                  .apply(
-                      "IotMedallion",
-                      IotMedallion.withRegistry(registry(o))
-                          .withLateness(allowed, slack)
-                          .withMaxAheadOfArrival(maxAhead)
-                          .withMapping(InputFiles.mapping(o.getMapping()))
-                          .withCatalog(sensorCatalog(o)));
+              reingest != IotReingest.NONE
+                  ? reingested(p, o, files, tables, reingest)
+                  : source(p, o, files)
+                      .apply(
+                          "IotMedallion",
+                          IotMedallion.withRegistry(registry(o))
+                              .withLateness(allowed, slack)
+                              .withMaxAheadOfArrival(maxAhead)
+                              .withMapping(InputFiles.mapping(o.getMapping()))
+                              .withCatalog(sensorCatalog(o)));
           case BRONZE ->
               source(p, o, files)
                   .apply(
@@ -320,8 +357,81 @@ public final class IotJob {
       String table,
       Class<T> type,
       SerializableFunction<T, Instant> eventTs) {
-    return p.apply("Read " + table, ReadTable.ofFiles(tables.paths(Catalog.byPath(table)), type))
+    return read(p, table, tables.paths(Catalog.byPath(table)), type, eventTs);
+  }
+
+  private static <T> PCollection<T> read(
+      Pipeline p,
+      String table,
+      List<String> files,
+      Class<T> type,
+      SerializableFunction<T, Instant> eventTs) {
+    return p.apply("Read " + table, ReadTable.ofFiles(files, type))
         .apply("EventTime " + table, WithTimestamps.of(eventTs));
+  }
+
+  /**
+   * A re-ingest ({@code run --reingest}): the files read through Bronze and Silver like new ones,
+   * and Gold computed again from the whole of Silver, its committed rows (rewritten without the
+   * changed files') and the new ones together.
+   */
+  private static PCollectionTuple reingested(
+      Pipeline p, IotOptions o, List<String> files, LakeTables tables, IotReingest reingest) {
+    PCollectionTuple bronze =
+        source(p, o, files)
+            .apply(
+                "Bronze", IngestToBronze.create().withMapping(InputFiles.mapping(o.getMapping())));
+    PCollectionTuple silver =
+        bronze
+            .get(IotMedallion.BRONZE)
+            .apply(
+                "Silver",
+                ValidateAndEnrich.withRegistry(registry(o))
+                    .withMaxAheadOfArrival(Duration.standardSeconds(o.getMaxFutureSeconds()))
+                    .withCatalog(sensorCatalog(o)));
+    PCollection<SensorReading> readings =
+        PCollectionList.of(silver.get(IotMedallion.READINGS))
+            .and(
+                read(
+                    p,
+                    Lakehouse.SILVER_READINGS,
+                    IotReingest.asRewritten(
+                        tables.paths(IotReingest.READINGS), reingest.readings()),
+                    SensorReading.class,
+                    SensorReading::getEventTs))
+            .apply("AllReadings", Flatten.pCollections());
+    PCollection<Heartbeat> heartbeats =
+        PCollectionList.of(silver.get(IotMedallion.HEARTBEATS))
+            .and(
+                read(
+                    p,
+                    Lakehouse.SILVER_HEARTBEATS,
+                    IotReingest.asRewritten(
+                        tables.paths(IotReingest.HEARTBEATS), reingest.heartbeats()),
+                    Heartbeat.class,
+                    Heartbeat::getEventTs))
+            .apply("AllHeartbeats", Flatten.pCollections());
+    PCollectionTuple gold =
+        PCollectionTuple.of(IotMedallion.READINGS, readings)
+            .and(IotMedallion.HEARTBEATS, heartbeats)
+            .apply(
+                "Gold",
+                WindowedDeviceStats.of(
+                        Duration.standardSeconds(o.getAllowedLatenessSeconds()),
+                        Duration.standardSeconds(o.getWatermarkSlackSeconds()))
+                    .withCatalog(sensorCatalog(o)));
+    PCollection<DeadLetter> deadLetters =
+        PCollectionList.of(bronze.get(IotMedallion.DEAD_LETTERS))
+            .and(silver.get(IotMedallion.DEAD_LETTERS))
+            .and(gold.get(IotMedallion.DEAD_LETTERS))
+            .apply("AllDeadLetters", Flatten.pCollections());
+    return PCollectionTuple.of(IotMedallion.BRONZE, bronze.get(IotMedallion.BRONZE))
+        .and(IotMedallion.READINGS, silver.get(IotMedallion.READINGS))
+        .and(IotMedallion.HEARTBEATS, silver.get(IotMedallion.HEARTBEATS))
+        .and(IotMedallion.DEVICE_MINUTE, gold.get(IotMedallion.DEVICE_MINUTE))
+        .and(IotMedallion.SITE_MINUTE, gold.get(IotMedallion.SITE_MINUTE))
+        .and(IotMedallion.SENSOR_MINUTE, gold.get(IotMedallion.SENSOR_MINUTE))
+        .and(IotMedallion.DEAD_LETTERS, deadLetters);
   }
 
   /** The given files, else the files of {@code --input}, else the built-in generator. */

@@ -29,12 +29,22 @@ public interface IotOptions extends LakehouseOptions, LatenessOptions, Generator
 
   @Description(
       "Sensor catalog (YAML or JSON): the sensor types Silver keeps, their units, conversions,"
-          + " ranges and default units. Empty: the built-in catalog (temperature, humidity,"
+          + " ranges, default units, and the aggregates Gold keeps of each. Empty: the built-in catalog (temperature, humidity,"
           + " pressure), transforms/src/main/resources/dev/medallion/iot/sensor-catalog.yaml.")
   @Default.String("")
   String getSensorCatalog();
 
   void setSensorCatalog(String value);
+
+  @Description(
+      "run: read again the --input files that changed since a run ingested them; their rows in"
+          + " Bronze, Silver and the quarantine are replaced by what the files hold now, and Gold"
+          + " is recomputed from the whole of Silver, in the run's commit. Without it they are"
+          + " named and skipped.")
+  @Default.Boolean(false)
+  boolean getReingest();
+
+  void setReingest(boolean value);
 
   @Description("Seconds between two flushes of the table writers in streaming.")
   @Default.Integer(5)

@@ -176,11 +176,8 @@ public final class UserFeaturesJob {
 
     /** The run's files of a table: appended, or replacing the rewritten files with them. */
     LakeTables.Step step(Catalog.Table table, TableRewrite.Rewritten rewritten, List<String> run) {
-      if (rewritten.replaced().isEmpty()) {
-        return LakeTables.Step.of(table.name(), LakeTables.Op.APPEND, run);
-      }
-      return LakeTables.Step.replaceFiles(
-          table.name(), rewritten.replaced(), concat(run, rewritten.added()));
+      return LakeTables.Step.rewriteAndAdd(
+          table.name(), rewritten.replaced(), rewritten.added(), run);
     }
   }
 

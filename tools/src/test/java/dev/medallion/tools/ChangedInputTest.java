@@ -118,4 +118,71 @@ class ChangedInputTest {
         .contains(in.toString())
         .contains("every --input file was already ingested");
   }
+
+  @Test
+  void aChangedIotFileIsReplacedWhenReingestedAndGoldIsThatOfTheFilesNow() throws Exception {
+    List<String> events = Files.readAllLines(Runs.EVENTS);
+    Path in = tmp.resolve("in");
+    Files.createDirectories(in);
+    Path a = in.resolve("a.ndjson");
+    Files.write(a, events.subList(0, 200));
+    Files.write(in.resolve("b.ndjson"), events.subList(200, events.size()));
+    String input = "--input=" + in + "/*.ndjson";
+    String devices = "--devices=" + Runs.DEVICES;
+    Path lake = tmp.resolve("lake");
+    assertThat(FaultsTest.medallion("run", input, devices, "--lakehouse=" + lake).code()).isZero();
+    long bronzeA =
+        Runs.count(lake, "SELECT count(*) FROM bronze_iot_events WHERE source_name = '" + a + "'");
+
+    // a.ndjson corrected: fewer lines, and one that is not JSON
+    Files.write(a, events.subList(0, 150));
+    Files.writeString(a, "not json at all\n", StandardOpenOption.APPEND);
+    FaultsTest.Outcome reingest =
+        FaultsTest.medallion("run", input, devices, "--lakehouse=" + lake, "--reingest");
+    assertThat(reingest.code()).as(reingest.err()).isZero();
+    assertThat(reingest.err())
+        .contains(
+            "medallion run: re-ingesting 1 changed --input file(s); their "
+                + bronzeA
+                + " Bronze row(s)")
+        .contains("Gold is recomputed: " + a)
+        .doesNotContain("NOT read again");
+    String ofA = " WHERE source_name = '" + a + "'";
+    assertThat(
+            Runs.count(lake, "SELECT count(*) FROM bronze_iot_events" + ofA)
+                + Runs.count(
+                    lake,
+                    "SELECT count(*) FROM quarantine_iot_events" + ofA + " AND stage = 'bronze'"))
+        .as("a.ndjson's lines now, each once")
+        .isEqualTo(151);
+    assertThat(
+            Runs.rows(
+                lake,
+                "SELECT reason, source FROM quarantine_iot_events" + ofA + " AND stage = 'bronze'"))
+        .contains(List.of("not_json", "file:" + a + "#151"));
+    // validate: every line of the files now in Bronze once, Silver balanced, Gold recomputed
+    FaultsTest.Outcome valid =
+        FaultsTest.medallion("validate", input, devices, "--lakehouse=" + lake);
+    assertThat(valid.code()).as(valid.out() + valid.err()).isZero();
+
+    // and every layer equals that of a first run over the files as they are now
+    Path fresh = tmp.resolve("fresh");
+    assertThat(FaultsTest.medallion("run", input, devices, "--lakehouse=" + fresh).code()).isZero();
+    for (String query :
+        List.of(
+            "SELECT * EXCLUDE (ingest_ts) FROM bronze_iot_events",
+            "SELECT * EXCLUDE (ingest_ts) FROM silver_sensor_readings",
+            "SELECT * EXCLUDE (ingest_ts) FROM silver_device_heartbeats",
+            "SELECT stage, reason, source FROM quarantine_iot_events",
+            "SELECT * EXCLUDE (written_at) FROM gold_device_minute_current",
+            "SELECT * EXCLUDE (written_at) FROM gold_site_minute_current",
+            "SELECT * EXCLUDE (written_at) FROM gold_sensor_minute_current")) {
+      List<String> got = sorted(Runs.rows(lake, query));
+      assertThat(got).as(query).isNotEmpty().isEqualTo(sorted(Runs.rows(fresh, query)));
+    }
+  }
+
+  private static List<String> sorted(List<List<Object>> rows) {
+    return rows.stream().map(String::valueOf).sorted().toList();
+  }
 }
