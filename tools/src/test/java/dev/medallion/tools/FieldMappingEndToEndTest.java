@@ -66,6 +66,37 @@ class FieldMappingEndToEndTest {
                 .toString())
         .contains("\"timestamp\": \"2026-11-27T09:00:00.000Z\"")
         .contains("\"feature_hash\": \"9f2c1e\"");
+    // The same mapping, pretty-printed input and extra column on Spark local[2].
+    sameOnSpark(
+        lake,
+        List.of(
+            "SELECT * EXCLUDE (ingest_ts, ingest_date) FROM bronze_user_events",
+            "SELECT * EXCLUDE (ingest_ts) FROM silver_user_events",
+            "SELECT * FROM gold_user_features"),
+        "users",
+        "--input=" + Runs.TESTDATA.resolve("glue/user-events.json"),
+        "--mapping=" + MAPPINGS.resolve("glue-user-events.yaml"));
+  }
+
+  /**
+   * Runs {@code args} on the SparkRunner ({@code local[2]}) into a new lakehouse and checks that
+   * each query gives there the rows it gives on {@code directLake}.
+   */
+  private void sameOnSpark(Path directLake, List<String> queries, String... args) throws Exception {
+    Path spark = tmp.resolve("spark-" + args[0]);
+    List<String> all = new java.util.ArrayList<>(List.of(args));
+    all.add("--lakehouse=" + spark);
+    all.add("--runner=SparkRunner");
+    all.add("--sparkMaster=local[2]");
+    FaultsTest.Outcome o = FaultsTest.medallion(all.toArray(String[]::new));
+    assertThat(o.code()).as(o.out() + o.err()).isZero();
+    for (String query : queries) {
+      List<String> got = Runs.rows(spark, query).stream().map(String::valueOf).sorted().toList();
+      assertThat(got)
+          .as(query)
+          .isNotEmpty()
+          .isEqualTo(Runs.rows(directLake, query).stream().map(String::valueOf).sorted().toList());
+    }
   }
 
   @Test
@@ -162,6 +193,21 @@ class FieldMappingEndToEndTest {
             List.of("101", "vibration", "mm/s", 1L, 0.42, 0.42),
             List.of("102", "temperature", "C", 1L, 6.5, 6.5),
             List.of("102", "vibration", "mm/s", 1L, 0.37, 0.37));
+    // The same mapping, registry columns and catalog (Gold's columns too) on Spark local[2].
+    sameOnSpark(
+        lake,
+        List.of(
+            "SELECT * EXCLUDE (ingest_ts) FROM silver_sensor_readings",
+            "SELECT stage, reason, source FROM quarantine_iot_events",
+            "SELECT * EXCLUDE (written_at) FROM gold_device_minute_current",
+            "SELECT * EXCLUDE (written_at) FROM gold_site_minute_current",
+            "SELECT * EXCLUDE (written_at) FROM gold_sensor_minute_current"),
+        "run",
+        "--input=" + Runs.TESTDATA.resolve("bridges/readings.ndjson"),
+        devices,
+        columns,
+        "--mapping=" + MAPPINGS.resolve("pyspark-bridges.yaml"),
+        catalog);
     // validate checks Silver against the catalog the run used, and fails against the built-in.
     FaultsTest.Outcome valid =
         FaultsTest.medallion("validate", devices, columns, catalog, "--lakehouse=" + lake);
