@@ -7,6 +7,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.joda.time.Duration;
@@ -105,6 +106,36 @@ public class Generate implements Callable<Integer> {
   String out;
 
   @Option(
+      names = "--sink",
+      defaultValue = "auto",
+      description =
+          "stdout, files (--out is a folder) or kafka (--topic on --bootstrapServers); auto: what"
+              + " --out says (default ${DEFAULT-VALUE}).")
+  String sink;
+
+  @Option(
+      names = "--bootstrapServers",
+      defaultValue = "127.0.0.1:9092",
+      description =
+          "kafka: the broker(s) (default ${DEFAULT-VALUE}; ./medallion kafka starts one).")
+  String bootstrapServers;
+
+  @Option(
+      names = "--topic",
+      defaultValue = "iot-raw",
+      description =
+          "kafka: the topic, one record per line keyed by device_id (default ${DEFAULT-VALUE}).")
+  String topic;
+
+  @Option(
+      names = "--rate",
+      defaultValue = "0",
+      description =
+          "Emit at most this many lines per second (wall clock); 0 = no limit (default"
+              + " ${DEFAULT-VALUE}). With --speedup, the slower of the two.")
+  double rate;
+
+  @Option(
       names = "--rollLines",
       defaultValue = "10000",
       description = "Lines per rolling file (default ${DEFAULT-VALUE}).")
@@ -196,6 +227,18 @@ public class Generate implements Callable<Integer> {
     if (registry != null) {
       Files.writeString(registry, DeviceRegistryWriter.csv(devices), StandardCharsets.UTF_8);
     }
+    String to = sink.equals("auto") ? (out.equals("-") ? "stdout" : "files") : sink;
+    if (!List.of("stdout", "files", "kafka").contains(to)) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this), "--sink must be stdout, files, kafka or auto, got " + sink);
+    }
+    if (rate < 0) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this), "--rate must be 0 (no limit) or more, got " + rate);
+    }
+    if (to.equals("kafka")) {
+      return toKafka(generator);
+    }
     long n = 0;
     long file = 0;
     Writer writer =
@@ -241,6 +284,56 @@ public class Generate implements Callable<Integer> {
       }
     }
     System.err.printf(Locale.ROOT, "generated %d lines%n", n);
+    return 0;
+  }
+
+  /** Every line to {@code --topic}, paced by {@code --speedup} and {@code --rate}. */
+  private int toKafka(EventGenerator generator) throws InterruptedException {
+    long n = 0;
+    long realStart = System.nanoTime();
+    long firstArrival = Long.MIN_VALUE;
+    long reported = realStart;
+    try (KafkaSink kafka = KafkaSink.open(bootstrapServers, topic)) {
+      while (generator.hasNext()) {
+        GeneratedLine line = generator.next();
+        if (firstArrival == Long.MIN_VALUE) {
+          firstArrival = line.arrivalMillis();
+        }
+        long due = realStart;
+        if (speedup > 0) {
+          due =
+              Math.max(
+                  due, realStart + (long) ((line.arrivalMillis() - firstArrival) * 1e6 / speedup));
+        }
+        if (rate > 0) {
+          due = Math.max(due, realStart + (long) (n * 1e9 / rate));
+        }
+        long wait = due - System.nanoTime();
+        if (wait > 0) {
+          Thread.sleep(wait / 1_000_000L, (int) (wait % 1_000_000L));
+        }
+        kafka.send(line);
+        n++;
+        long now = System.nanoTime();
+        if (now - reported > 5_000_000_000L) {
+          System.err.printf(
+              Locale.ROOT,
+              "generate: %d lines sent to %s, %.0f lines/s%n",
+              n,
+              topic,
+              n / ((now - realStart) / 1e9));
+          reported = now;
+        }
+      }
+    }
+    double seconds = (System.nanoTime() - realStart) / 1e9;
+    System.err.printf(
+        Locale.ROOT,
+        "generated %d lines to Kafka topic %s on %s (all acknowledged) in %.1f s%n",
+        n,
+        topic,
+        bootstrapServers,
+        seconds);
     return 0;
   }
 

@@ -92,6 +92,7 @@ public final class Medallion implements Runnable {
     cli.addSubcommand("quality", new Quality());
     cli.addSubcommand("report", new HtmlReport());
     cli.addSubcommand("generate", new Generate());
+    cli.addSubcommand("kafka", new KafkaCommand());
     cli.setExecutionExceptionHandler(Medallion::failed);
     cli.setParameterExceptionHandler(Medallion::badUsage);
     return cli;

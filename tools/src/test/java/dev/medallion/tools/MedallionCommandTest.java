@@ -92,7 +92,10 @@ class MedallionCommandTest {
             "validate",
             "query",
             "quality",
-            "generate")) {
+            "generate",
+            "report",
+            "compact",
+            "kafka")) {
       assertThat(Medallion.commandLine().getSubcommands()).containsKey(command);
       assertThat(Medallion.run(new String[] {command, "--help"})).as(command).isZero();
     }

@@ -1,0 +1,142 @@
+package dev.medallion.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The broker {@code medallion kafka} starts: a real Kafka (KRaft) in its own JVM from Kafka's jars,
+ * its topics created, and a data folder that keeps records and consumer offsets across a restart
+ * (on other ports: the folder is what carries them).
+ */
+class KafkaBrokerTest {
+  @TempDir Path tmp;
+
+  @Test
+  void theBrokerKeepsItsTopicsRecordsAndOffsetsAcrossARestart() throws Exception {
+    Path dir = tmp.resolve("kafka");
+    try (KafkaBroker broker = KafkaBroker.start(dir, 0, 0)) {
+      broker.createTopics(Map.of("iot-raw", 4, "iot-bronze", 2));
+      broker.createTopics(Map.of("iot-raw", 4)); // again: nothing to do, no error
+      try (Admin admin = broker.admin()) {
+        Map<String, TopicDescription> topics =
+            admin
+                .describeTopics(List.of("iot-raw", "iot-bronze"))
+                .allTopicNames()
+                .get(30, TimeUnit.SECONDS);
+        assertThat(topics.get("iot-raw").partitions()).hasSize(4);
+        assertThat(topics.get("iot-bronze").partitions()).hasSize(2);
+      }
+      assertThat(KafkaCommand.roundTrip(broker, "iot-bronze")).startsWith("medallion self-test ");
+      send(broker, "dev-0001", "first");
+      assertThat(consume(broker, "stage", 1)).containsExactly("dev-0001=first"); // offset committed
+      send(broker, "dev-0002", "second");
+    }
+    try (KafkaBroker again = KafkaBroker.start(dir, 0, 0)) {
+      // the group resumes after what it committed; a new group reads everything kept
+      assertThat(consume(again, "stage", 1)).containsExactly("dev-0002=second");
+      assertThat(consume(again, "other", 2))
+          .containsExactlyInAnyOrder("dev-0001=first", "dev-0002=second");
+    }
+  }
+
+  @Test
+  void theGeneratorSendsEachLineKeyedByItsDeviceWithItsArrivalTimeAndSaysWhenKafkaIsAway()
+      throws Exception {
+    String[] generate = {
+      "generate", "--generatorDevices=3", "--durationMinutes=2", "--malformedRate=0.05", "--seed=7"
+    };
+    List<String> lines = FaultsTest.medallion(generate).out().lines().toList();
+    assertThat(lines).hasSizeGreaterThan(50);
+    try (KafkaBroker broker = KafkaBroker.start(tmp.resolve("kafka"), 0, 0)) {
+      broker.createTopics(Map.of("iot-raw", 4));
+      List<String> toKafka = new ArrayList<>(List.of(generate));
+      toKafka.add("--sink=kafka");
+      toKafka.add("--bootstrapServers=" + broker.bootstrapServers());
+      FaultsTest.Outcome sent = FaultsTest.medallion(toKafka.toArray(String[]::new));
+      assertThat(sent.code()).as(sent.err()).isZero();
+      assertThat(sent.err())
+          .contains("generated " + lines.size() + " lines to Kafka topic iot-raw");
+      List<ConsumerRecord<String, String>> records = records(broker, "check", lines.size());
+      assertThat(records.stream().map(ConsumerRecord::value).sorted().toList())
+          .isEqualTo(lines.stream().sorted().toList());
+      long unkeyed = 0;
+      for (ConsumerRecord<String, String> r : records) {
+        java.util.regex.Matcher device =
+            java.util.regex.Pattern.compile("\"device_id\":\"([^\"]*)\"").matcher(r.value());
+        assertThat(r.key()).as(r.value()).isEqualTo(device.find() ? device.group(1) : null);
+        unkeyed += r.key() == null ? 1 : 0;
+        // the arrival time: within the generated event time (from --start, 2 minutes, late ones
+        // after)
+        assertThat(r.timestamp()).isBetween(1795946400000L, 1795946400000L + 10 * 60_000L);
+      }
+      assertThat(unkeyed).as("malformed lines without a device").isPositive();
+    }
+    // no broker there any more: one clear line, exit 1
+    List<String> away = new ArrayList<>(List.of(generate));
+    away.add("--sink=kafka");
+    away.add("--bootstrapServers=127.0.0.1:" + KafkaBroker.freePort());
+    FaultsTest.Outcome failed = FaultsTest.medallion(away.toArray(String[]::new));
+    assertThat(failed.code()).isEqualTo(1);
+    assertThat(failed.err())
+        .contains("cannot reach Kafka at 127.0.0.1:")
+        .contains("./medallion kafka");
+  }
+
+  private static void send(KafkaBroker broker, String key, String value) throws Exception {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+      producer.send(new ProducerRecord<>("iot-raw", key, value)).get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Reads iot-raw as {@code group} until it has {@code expected} records (30 s at most) and one
+   * more second brought none, committing what it read.
+   */
+  private static List<String> consume(KafkaBroker broker, String group, int expected) {
+    return records(broker, group, expected).stream().map(r -> r.key() + "=" + r.value()).toList();
+  }
+
+  private static List<ConsumerRecord<String, String>> records(
+      KafkaBroker broker, String group, int expected) {
+    Properties c = new Properties();
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    List<ConsumerRecord<String, String>> out = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer())) {
+      consumer.subscribe(List.of("iot-raw"));
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (out.size() < expected && System.nanoTime() < deadline) {
+        consumer.poll(Duration.ofMillis(500)).forEach(out::add);
+      }
+      consumer.poll(Duration.ofSeconds(1)).forEach(out::add);
+      consumer.commitSync();
+    }
+    return out;
+  }
+}
