@@ -205,6 +205,16 @@ public final class IotJob {
     if (stage == Stage.SILVER || stage == Stage.GOLD || !o.getInput().isEmpty()) {
       return "";
     }
+    if (!o.getInputTopic().isEmpty()) {
+      return " (Kafka topic "
+          + o.getInputTopic()
+          + " on "
+          + o.getBootstrapServers()
+          + ", group "
+          + o.getConsumerGroup()
+          + (o.getMaxRecords() > 0 ? ", " + o.getMaxRecords() + " records" : "")
+          + ")";
+    }
     return " (generator: "
         + o.getDurationMinutes()
         + " min of event time at "
@@ -434,8 +444,14 @@ public final class IotJob {
         .and(IotMedallion.DEAD_LETTERS, deadLetters);
   }
 
-  /** The given files, else the files of {@code --input}, else the built-in generator. */
+  /**
+   * The given files, else the files of {@code --input}, else {@code --inputTopic} on Kafka, else
+   * the built-in generator.
+   */
   static PCollection<RawEvent> source(Pipeline p, IotOptions o, @Nullable List<String> files) {
+    if (files == null && o.getInput().isEmpty() && !o.getInputTopic().isEmpty()) {
+      return p.apply("Kafka", ReadKafkaLines.from(o));
+    }
     if (files != null) {
       return p.apply(
           "ReadNdjson",

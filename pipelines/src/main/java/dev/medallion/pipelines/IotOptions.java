@@ -9,7 +9,8 @@ import org.apache.beam.sdk.options.Description;
  * tables are ({@link LakehouseOptions}), lateness ({@link LatenessOptions}), the built-in generator
  * ({@link GeneratorOptions}). The same flags work on every runner.
  */
-public interface IotOptions extends LakehouseOptions, LatenessOptions, GeneratorOptions {
+public interface IotOptions
+    extends LakehouseOptions, LatenessOptions, GeneratorOptions, KafkaOptions {
   @Description(
       "Device registry CSV with a header: device_id,site,zone and optionally"
           + " latitude,longitude,model,installed_at, in any order; required with --input; empty:"

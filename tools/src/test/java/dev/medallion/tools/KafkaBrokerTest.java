@@ -59,8 +59,7 @@ class KafkaBrokerTest {
   }
 
   @Test
-  void theGeneratorSendsEachLineKeyedByItsDeviceWithItsArrivalTimeAndSaysWhenKafkaIsAway()
-      throws Exception {
+  void theGeneratorSendsEachLineKeyedByItsDeviceAndBronzeReadsEachOnceFromKafka() throws Exception {
     String[] generate = {
       "generate", "--generatorDevices=3", "--durationMinutes=2", "--malformedRate=0.05", "--seed=7"
     };
@@ -89,6 +88,49 @@ class KafkaBrokerTest {
         assertThat(r.timestamp()).isBetween(1795946400000L, 1795946400000L + 10 * 60_000L);
       }
       assertThat(unkeyed).as("malformed lines without a device").isPositive();
+
+      // Bronze reads the topic with KafkaIO: every record once, its source the record's
+      // partition and offset, its received_at the record's timestamp.
+      Path lake = tmp.resolve("lake");
+      FaultsTest.Outcome bronze =
+          FaultsTest.medallion(
+              "bronze",
+              "--inputTopic=iot-raw",
+              "--bootstrapServers=" + broker.bootstrapServers(),
+              "--maxRecords=" + lines.size(),
+              "--lakehouse=" + lake);
+      assertThat(bronze.code()).as(bronze.out() + bronze.err()).isZero();
+      List<String> expected = new ArrayList<>();
+      for (ConsumerRecord<String, String> r : records) {
+        expected.add(
+            "kafka:iot-raw/"
+                + r.partition()
+                + "#"
+                + r.offset()
+                + "|"
+                + r.timestamp()
+                + "|"
+                + r.value());
+      }
+      List<String> got = new ArrayList<>();
+      Runs.rows(lake, "SELECT source, epoch_ms(received_at), raw_payload FROM bronze_iot_events")
+          .forEach(row -> got.add(row.get(0) + "|" + row.get(1) + "|" + row.get(2)));
+      Runs.rows(
+              lake,
+              "SELECT source, original_payload FROM quarantine_iot_events WHERE stage = 'bronze'")
+          .forEach(
+              row -> {
+                String source = String.valueOf(row.get(0));
+                long ts =
+                    records.stream()
+                        .filter(
+                            r -> source.equals("kafka:iot-raw/" + r.partition() + "#" + r.offset()))
+                        .findFirst()
+                        .orElseThrow()
+                        .timestamp();
+                got.add(source + "|" + ts + "|" + row.get(1));
+              });
+      assertThat(got.stream().sorted().toList()).isEqualTo(expected.stream().sorted().toList());
     }
     // no broker there any more: one clear line, exit 1
     List<String> away = new ArrayList<>(List.of(generate));
