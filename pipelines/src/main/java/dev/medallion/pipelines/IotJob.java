@@ -338,6 +338,18 @@ public final class IotJob {
                       "Gold", WindowedDeviceStats.of(allowed, slack).withCatalog(sensorCatalog(o)));
         };
     declareGoldColumns(layers, tables);
+    if (!o.getOutputTopic().isEmpty()) {
+      if (stage != Stage.BRONZE) {
+        throw new IllegalArgumentException(
+            "--outputTopic forwards Bronze records: it is for the bronze stage");
+      }
+      layers
+          .get(IotMedallion.BRONZE)
+          .apply(
+              "Forward",
+              ForwardToKafka.to(
+                  o.getBootstrapServers(), o.getOutputTopic(), ForwardToKafka::deviceId));
+    }
     WriteIotTables sink = WriteIotTables.to(new Lakehouse(tables.config().root()), o);
     layers.apply("WriteTables", commitEachFlush ? sink.committingEachFlush(tables.config()) : sink);
   }

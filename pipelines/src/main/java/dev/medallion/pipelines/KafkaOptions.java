@@ -29,6 +29,14 @@ public interface KafkaOptions extends PipelineOptions {
   void setConsumerGroup(String value);
 
   @Description(
+      "bronze: also forward each Bronze record (its row as JSON, keyed by device_id) to this"
+          + " Kafka topic (e.g. iot-bronze), for the next stage.")
+  @Default.String("")
+  String getOutputTopic();
+
+  void setOutputTopic(String value);
+
+  @Description(
       "Stop after this many Kafka records (a bounded read, for tests and backfills); 0: read"
           + " until stopped.")
   @Default.Long(0)

@@ -66,7 +66,7 @@ class KafkaBrokerTest {
     List<String> lines = FaultsTest.medallion(generate).out().lines().toList();
     assertThat(lines).hasSizeGreaterThan(50);
     try (KafkaBroker broker = KafkaBroker.start(tmp.resolve("kafka"), 0, 0)) {
-      broker.createTopics(Map.of("iot-raw", 4));
+      broker.createTopics(Map.of("iot-raw", 4, "iot-bronze", 4));
       List<String> toKafka = new ArrayList<>(List.of(generate));
       toKafka.add("--sink=kafka");
       toKafka.add("--bootstrapServers=" + broker.bootstrapServers());
@@ -98,6 +98,7 @@ class KafkaBrokerTest {
               "--inputTopic=iot-raw",
               "--bootstrapServers=" + broker.bootstrapServers(),
               "--maxRecords=" + lines.size(),
+              "--outputTopic=iot-bronze",
               "--lakehouse=" + lake);
       assertThat(bronze.code()).as(bronze.out() + bronze.err()).isZero();
       List<String> expected = new ArrayList<>();
@@ -131,6 +132,23 @@ class KafkaBrokerTest {
                 got.add(source + "|" + ts + "|" + row.get(1));
               });
       assertThat(got.stream().sorted().toList()).isEqualTo(expected.stream().sorted().toList());
+      // ... and forwards each Bronze row, as JSON keyed by its device, to iot-bronze
+      List<String> bronzeSources =
+          Runs.rows(lake, "SELECT source FROM bronze_iot_events").stream()
+              .map(row -> String.valueOf(row.get(0)))
+              .sorted()
+              .toList();
+      List<ConsumerRecord<String, String>> forwarded =
+          records(broker, "check", "iot-bronze", bronzeSources.size());
+      List<String> forwardedSources = new ArrayList<>();
+      for (ConsumerRecord<String, String> r : forwarded) {
+        com.fasterxml.jackson.databind.JsonNode row =
+            dev.medallion.core.Json.mapper().readTree(r.value());
+        forwardedSources.add(row.get("source").asText());
+        assertThat(r.key()).isEqualTo(row.get("device_id").asText());
+        assertThat(row.get("raw_payload").asText()).isNotEmpty();
+      }
+      assertThat(forwardedSources.stream().sorted().toList()).isEqualTo(bronzeSources);
     }
     // no broker there any more: one clear line, exit 1
     List<String> away = new ArrayList<>(List.of(generate));
@@ -163,6 +181,11 @@ class KafkaBrokerTest {
 
   private static List<ConsumerRecord<String, String>> records(
       KafkaBroker broker, String group, int expected) {
+    return records(broker, group, "iot-raw", expected);
+  }
+
+  private static List<ConsumerRecord<String, String>> records(
+      KafkaBroker broker, String group, String topic, int expected) {
     Properties c = new Properties();
     c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
     c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -171,7 +194,7 @@ class KafkaBrokerTest {
     List<ConsumerRecord<String, String>> out = new ArrayList<>();
     try (KafkaConsumer<String, String> consumer =
         new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer())) {
-      consumer.subscribe(List.of("iot-raw"));
+      consumer.subscribe(List.of(topic));
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       while (out.size() < expected && System.nanoTime() < deadline) {
         consumer.poll(Duration.ofMillis(500)).forEach(out::add);
