@@ -11,6 +11,8 @@ final class ChildJvm {
   static Process start(Path log, List<String> jvmFlags, String... args) throws Exception {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // A child runs one short job: the quick (C1) compiler alone costs less CPU than it saves.
+    command.add("-XX:TieredStopAtLevel=1");
     command.addAll(jvmFlags);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
