@@ -184,13 +184,13 @@ public final class LakeTables implements AutoCloseable {
      * rewritten}) in the same snapshot; a plain append when nothing was rewritten.
      */
     public static Step rewriteAndAdd(
-        String table, List<String> replaced, List<String> rewritten, List<String> run) {
-      if (replaced.isEmpty()) {
+        String table, dev.medallion.core.TableRewrite.Rewritten rewrite, List<String> run) {
+      if (rewrite.replaced().isEmpty()) {
         return of(table, Op.APPEND, run);
       }
       List<String> files = new ArrayList<>(run);
-      files.addAll(rewritten);
-      return replaceFiles(table, replaced, files);
+      files.addAll(rewrite.added());
+      return replaceFiles(table, rewrite.replaced(), files);
     }
   }
 

@@ -47,10 +47,12 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
                 .withValueSerializer(StringSerializer.class));
   }
 
+  private static final java.util.regex.Pattern DEVICE_ID =
+      java.util.regex.Pattern.compile("\"device_id\"\\s*:\\s*\"([^\"]*)\"");
+
   /** The {@code device_id} of a JSON record, or null. */
   public static String deviceId(String json) {
-    java.util.regex.Matcher m =
-        java.util.regex.Pattern.compile("\"device_id\"\\s*:\\s*\"([^\"]*)\"").matcher(json);
+    java.util.regex.Matcher m = DEVICE_ID.matcher(json);
     return m.find() ? m.group(1) : null;
   }
 }

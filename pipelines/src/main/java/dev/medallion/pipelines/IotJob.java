@@ -392,6 +392,13 @@ public final class IotJob {
         .apply("EventTime " + table, WithTimestamps.of(eventTs));
   }
 
+  /** A layer's new records and its committed ones, as one collection. */
+  private static <T> PCollection<T> withCommitted(PCollection<T> fresh, PCollection<T> committed) {
+    return PCollectionList.of(fresh)
+        .and(committed)
+        .apply("WithCommitted " + committed.getName(), Flatten.pCollections());
+  }
+
   /**
    * A re-ingest ({@code run --reingest}): the files read through Bronze and Silver like new ones,
    * and Gold computed again from the whole of Silver, its committed rows (rewritten without the
@@ -412,27 +419,23 @@ public final class IotJob {
                     .withMaxAheadOfArrival(Duration.standardSeconds(o.getMaxFutureSeconds()))
                     .withCatalog(sensorCatalog(o)));
     PCollection<SensorReading> readings =
-        PCollectionList.of(silver.get(IotMedallion.READINGS))
-            .and(
-                read(
-                    p,
-                    Lakehouse.SILVER_READINGS,
-                    IotReingest.asRewritten(
-                        tables.paths(IotReingest.READINGS), reingest.readings()),
-                    SensorReading.class,
-                    SensorReading::getEventTs))
-            .apply("AllReadings", Flatten.pCollections());
+        withCommitted(
+            silver.get(IotMedallion.READINGS),
+            read(
+                p,
+                Lakehouse.SILVER_READINGS,
+                reingest.readings().appliedTo(tables.paths(IotReingest.READINGS)),
+                SensorReading.class,
+                SensorReading::getEventTs));
     PCollection<Heartbeat> heartbeats =
-        PCollectionList.of(silver.get(IotMedallion.HEARTBEATS))
-            .and(
-                read(
-                    p,
-                    Lakehouse.SILVER_HEARTBEATS,
-                    IotReingest.asRewritten(
-                        tables.paths(IotReingest.HEARTBEATS), reingest.heartbeats()),
-                    Heartbeat.class,
-                    Heartbeat::getEventTs))
-            .apply("AllHeartbeats", Flatten.pCollections());
+        withCommitted(
+            silver.get(IotMedallion.HEARTBEATS),
+            read(
+                p,
+                Lakehouse.SILVER_HEARTBEATS,
+                reingest.heartbeats().appliedTo(tables.paths(IotReingest.HEARTBEATS)),
+                Heartbeat.class,
+                Heartbeat::getEventTs));
     PCollectionTuple gold =
         PCollectionTuple.of(IotMedallion.READINGS, readings)
             .and(IotMedallion.HEARTBEATS, heartbeats)

@@ -72,26 +72,23 @@ record IotReingest(
     return new IotReingest(bronze, readings, heartbeats, deadLetters);
   }
 
-  /** A table's committed files as the job is to read them: the rewritten in place of the old. */
-  static List<String> asRewritten(List<String> committed, TableRewrite.Rewritten rewritten) {
-    List<String> out = new ArrayList<>(committed);
-    out.removeAll(rewritten.replaced());
-    out.addAll(rewritten.added());
-    return out;
-  }
-
   /**
    * The run's commit: Bronze first (with the files it ingested), then Silver, the quarantine, Gold.
    */
   List<LakeTables.Step> steps(LakeTables tables, String runId) {
     List<LakeTables.Step> steps = new ArrayList<>();
-    steps.add(step(BRONZE, bronze, tables.listedBy(BRONZE, runId, "")));
-    steps.add(step(READINGS, readings, tables.listedBy(READINGS, runId, "")));
-    steps.add(step(HEARTBEATS, heartbeats, tables.listedBy(HEARTBEATS, runId, "")));
+    steps.add(
+        LakeTables.Step.rewriteAndAdd(BRONZE.name(), bronze, tables.listedBy(BRONZE, runId, "")));
+    steps.add(
+        LakeTables.Step.rewriteAndAdd(
+            READINGS.name(), readings, tables.listedBy(READINGS, runId, "")));
+    steps.add(
+        LakeTables.Step.rewriteAndAdd(
+            HEARTBEATS.name(), heartbeats, tables.listedBy(HEARTBEATS, runId, "")));
     List<String> dead =
         new ArrayList<>(tables.listedBy(QUARANTINE, runId, "stage=" + DeadLetter.BRONZE));
     dead.addAll(tables.listedBy(QUARANTINE, runId, "stage=" + DeadLetter.SILVER));
-    steps.add(step(QUARANTINE, deadLetters, dead));
+    steps.add(LakeTables.Step.rewriteAndAdd(QUARANTINE.name(), deadLetters, dead));
     for (String path : GOLD) {
       Catalog.Table t = Catalog.byPath(path);
       steps.add(
@@ -104,11 +101,5 @@ record IotReingest(
             List.of(DeadLetter.GOLD),
             tables.listedBy(QUARANTINE, runId, "stage=" + DeadLetter.GOLD)));
     return steps;
-  }
-
-  private static LakeTables.Step step(
-      Catalog.Table table, TableRewrite.Rewritten rewritten, List<String> run) {
-    return LakeTables.Step.rewriteAndAdd(
-        table.name(), rewritten.replaced(), rewritten.added(), run);
   }
 }

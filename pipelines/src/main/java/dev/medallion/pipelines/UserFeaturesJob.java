@@ -89,7 +89,7 @@ public final class UserFeaturesJob {
       }
     }
     Pipeline p = Pipeline.create(o);
-    build(p, fresh, reingest.bronzeFiles(tables.paths(BRONZE)), lake, o);
+    build(p, fresh, reingest.bronze().appliedTo(tables.paths(BRONZE)), lake, o);
     if (reingest == Reingest.NONE) {
       RunIds.claim(lake, runId);
     }
@@ -110,9 +110,10 @@ public final class UserFeaturesJob {
     tables.commit(
         runId,
         List.of(
-            reingest.step(BRONZE, reingest.bronze(), tables.listedBy(BRONZE, runId, "")),
-            reingest.step(
-                QUARANTINE,
+            LakeTables.Step.rewriteAndAdd(
+                BRONZE.name(), reingest.bronze(), tables.listedBy(BRONZE, runId, "")),
+            LakeTables.Step.rewriteAndAdd(
+                QUARANTINE.name(),
                 reingest.deadLetters(),
                 tables.listedBy(QUARANTINE, runId, "stage=" + DeadLetter.BRONZE)),
             LakeTables.Step.of(
@@ -164,20 +165,6 @@ public final class UserFeaturesJob {
               + String.join(", ", changed.subList(0, Math.min(10, changed.size())))
               + (changed.size() > 10 ? ", …" : ""));
       return new Reingest(bronze, dead);
-    }
-
-    /** Bronze's committed files as the job is to read them: the rewritten in place of the old. */
-    List<String> bronzeFiles(List<String> committed) {
-      List<String> out = new ArrayList<>(committed);
-      out.removeAll(bronze.replaced());
-      out.addAll(bronze.added());
-      return out;
-    }
-
-    /** The run's files of a table: appended, or replacing the rewritten files with them. */
-    LakeTables.Step step(Catalog.Table table, TableRewrite.Rewritten rewritten, List<String> run) {
-      return LakeTables.Step.rewriteAndAdd(
-          table.name(), rewritten.replaced(), rewritten.added(), run);
     }
   }
 

@@ -26,6 +26,14 @@ public final class TableRewrite {
   /** The files replaced, the files that replace them (fewer: a file left empty has none). */
   public record Rewritten(List<String> replaced, List<String> added, long dropped) {
     public static final Rewritten NONE = new Rewritten(List.of(), List.of(), 0);
+
+    /** A table's {@code committed} files as they are after this rewrite. */
+    public List<String> appliedTo(List<String> committed) {
+      List<String> out = new ArrayList<>(committed);
+      out.removeAll(replaced);
+      out.addAll(added);
+      return out;
+    }
   }
 
   /** {@code files} without the rows whose {@code column} is in {@code values}. */

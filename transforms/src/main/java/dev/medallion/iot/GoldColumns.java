@@ -73,10 +73,10 @@ public final class GoldColumns {
 
   /**
    * The row of {@code schema} (from {@link #deviceMinute} or {@link #siteMinute}) holding {@code
-   * fixed}'s columns and the catalog's aggregates of {@code stats}.
+   * fixed}'s columns and the catalog's aggregates of {@code byType} ({@link MinuteStats#byType}).
    */
-  static Row row(Schema schema, Row fixed, MinuteStats stats, SensorCatalog catalog) {
-    Map<String, MinuteStats.TypeStats> byType = stats.byType();
+  static Row row(
+      Schema schema, Row fixed, Map<String, MinuteStats.TypeStats> byType, SensorCatalog catalog) {
     List<Object> values = new ArrayList<>(schema.getFieldCount());
     for (Schema.Field f : fixed.getSchema().getFields()) {
       values.add(fixed.getValue(f.getName()));
@@ -124,7 +124,7 @@ public final class GoldColumns {
       return new Widen<>(type, schema, catalog);
     }
 
-    Row apply(T fixed, MinuteStats stats) {
+    Row apply(T fixed, Map<String, MinuteStats.TypeStats> byType) {
       if (toRow == null) {
         try {
           toRow = SchemaRegistry.createDefault().getToRowFunction(type);
@@ -132,7 +132,7 @@ public final class GoldColumns {
           throw new IllegalStateException(type + " has no schema", e);
         }
       }
-      return row(schema, toRow.apply(fixed), stats, catalog);
+      return row(schema, toRow.apply(fixed), byType, catalog);
     }
   }
 

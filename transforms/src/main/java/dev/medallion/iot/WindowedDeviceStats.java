@@ -351,8 +351,8 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
             MinuteStats.of(
                 e.getValue().getAll(READINGS_SIDE), e.getValue().getAll(HEARTBEATS_SIDE));
         row = row(e, (IntervalWindow) w, pane, stats);
-        wide = widen.apply(row, stats);
         types = stats.byType();
+        wide = widen.apply(row, types);
       } catch (RuntimeException thrown) {
         quarantineGroup(e.getValue(), thrown, out);
         return;
@@ -422,7 +422,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
                 pane.getIndex(),
                 pane.getTiming().name(),
                 Instant.now());
-        row = widen.apply(site, stats);
+        row = widen.apply(site, stats.byType());
       } catch (RuntimeException thrown) {
         quarantineGroup(e.getValue(), thrown, out);
         return;
