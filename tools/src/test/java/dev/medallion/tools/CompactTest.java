@@ -61,12 +61,16 @@ class CompactTest {
               .toList();
       filesBefore = tables.files(bronze).size();
       assertThat(commits).as("commits of the stream").hasSizeGreaterThan(1);
-      // Each flush's files of all shards and partitions go in by one commit.
-      assertThat(commits)
-          .allSatisfy(
-              s ->
-                  assertThat(Integer.parseInt(s.summary().get("added-data-files")))
-                      .isGreaterThanOrEqualTo(3));
+      // Each flush's files of the shards that fired and of every partition go in by one commit:
+      // every file belongs to one commit, and commits hold several files, not one each. (A flush
+      // need not hold all three shards: each shard's pane fires on its own timer.)
+      List<Integer> added =
+          commits.stream()
+              .map(s -> Integer.parseInt(s.summary().get("added-data-files")))
+              .toList();
+      assertThat(added).allSatisfy(n -> assertThat(n).isPositive());
+      assertThat(added.stream().mapToInt(Integer::intValue).sum()).isEqualTo(filesBefore);
+      assertThat(added).anySatisfy(n -> assertThat(n).isGreaterThanOrEqualTo(3));
       assertThat(filesBefore).isGreaterThan(commits.size());
     }
     List<String> before = read(lake);
