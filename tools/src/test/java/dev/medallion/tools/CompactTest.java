@@ -65,9 +65,7 @@ class CompactTest {
       // every file belongs to one commit, and commits hold several files, not one each. (A flush
       // need not hold all three shards: each shard's pane fires on its own timer.)
       List<Integer> added =
-          commits.stream()
-              .map(s -> Integer.parseInt(s.summary().get("added-data-files")))
-              .toList();
+          commits.stream().map(s -> Integer.parseInt(s.summary().get("added-data-files"))).toList();
       assertThat(added).allSatisfy(n -> assertThat(n).isPositive());
       assertThat(added.stream().mapToInt(Integer::intValue).sum()).isEqualTo(filesBefore);
       assertThat(added).anySatisfy(n -> assertThat(n).isGreaterThanOrEqualTo(3));

@@ -23,6 +23,13 @@ import org.joda.time.Instant;
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
 public abstract class RawEvent {
+  /**
+   * The largest record Bronze keeps, in characters: a larger one is a dead letter ({@code
+   * too_large}, its payload kept whole in the quarantine), so that no layer, and no Kafka topic a
+   * stage forwards to (whose records are limited to 1 MB by default), has to carry it.
+   */
+  public static final int MAX_PAYLOAD_CHARS = 1_000_000;
+
   @SchemaFieldNumber("0")
   public abstract String getPayload();
 
@@ -56,6 +63,28 @@ public abstract class RawEvent {
   @SchemaFieldNumber("7")
   public abstract @Nullable String getReadError();
 
+  /**
+   * The key the record was sent with, when its source has keys (a Kafka record's key, as UTF-8);
+   * null otherwise. Bronze rejects a record whose key is not its {@code device_id} ({@code
+   * key_mismatch}): the key placed it in a partition, and a device's records must stay in one.
+   */
+  @SchemaFieldNumber("8")
+  public abstract @Nullable String getSourceKey();
+
+  /** This record as sent with {@code key} ({@link #getSourceKey}). */
+  public final RawEvent withSourceKey(@Nullable String key) {
+    return new AutoValue_RawEvent(
+        getPayload(),
+        getSourceKind(),
+        getSourceName(),
+        getSourcePartition(),
+        getSourceOffset(),
+        getReceivedAt(),
+        getDecodeError(),
+        getReadError(),
+        key);
+  }
+
   /** The unique id of this line: kind, name, partition and offset. */
   /**
    * The line as a JSON object, the first Bronze rule of every pipeline. A line the reader could not
@@ -63,8 +92,8 @@ public abstract class RawEvent {
    * the quarantine).
    *
    * @throws InvalidRecordException with reason {@code invalid_utf8} (naming the first bad byte and
-   *     its offset), {@code bad_csv_row}, {@code empty_line}, {@code not_json}, {@code not_object}
-   *     or {@code trailing_data}
+   *     its offset), {@code bad_csv_row}, {@code empty_line}, {@code too_large}, {@code not_json},
+   *     {@code not_object} or {@code trailing_data}
    */
   public final ObjectNode jsonObject() {
     if (getDecodeError() != null) {
@@ -76,6 +105,14 @@ public abstract class RawEvent {
     }
     if (getPayload().isBlank()) {
       throw new InvalidRecordException("empty_line", "the line is empty");
+    }
+    if (getPayload().length() > MAX_PAYLOAD_CHARS) {
+      throw new InvalidRecordException(
+          "too_large",
+          "the record has "
+              + getPayload().length()
+              + " characters; a record may have at most "
+              + MAX_PAYLOAD_CHARS);
     }
     return Json.parseObject(getPayload());
   }
@@ -137,6 +174,7 @@ public abstract class RawEvent {
         sourceOffset,
         receivedAt,
         decodeError,
-        readError);
+        readError,
+        null);
   }
 }

@@ -96,7 +96,8 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
    *
    * @throws InvalidRecordException with reason {@code invalid_utf8}, {@code empty_line}, {@code
    *     not_json}, {@code not_object}, {@code trailing_data}, {@code missing_device_id}, {@code
-   *     wrong_type:device_id}, {@code missing_ts}, {@code invalid_ts} or {@code unknown_event_type}
+   *     wrong_type:device_id}, {@code key_mismatch}, {@code missing_ts}, {@code invalid_ts} or
+   *     {@code unknown_event_type}
    */
   public static BronzeEvent classify(RawEvent raw, Instant ingestTs) {
     return classify(raw, ingestTs, FieldMapping.NONE);
@@ -106,6 +107,12 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
   public static BronzeEvent classify(RawEvent raw, Instant ingestTs, FieldMapping mapping) {
     ObjectNode json = mapping.apply(raw.jsonObject());
     String deviceId = Json.requireText(json, "device_id");
+    String key = raw.getSourceKey();
+    if (key != null && !key.equals(deviceId)) {
+      throw new InvalidRecordException(
+          "key_mismatch",
+          "the record's key \"" + key + "\" is not its device_id \"" + deviceId + "\"");
+    }
     Instant ts = EventTimestamps.parse(json.get("ts"), "ts");
     return BronzeEvent.of(
         kindOf(json), deviceId, ts, raw.getPayload(), raw, ingestTs, new JsonFields(json));

@@ -65,6 +65,9 @@ public class IngestToBronzeTest {
               "invalid_ts"),
           KV.of(
               "{\"device_id\":\"dev-0001\",\"ts\":1795947330123,\"foo\":1}", "unknown_event_type"),
+          KV.of(
+              "{\"device_id\":\"dev-0001\",\"pad\":\"" + "x".repeat(1_000_000) + "\"}",
+              "too_large"),
           KV.of("{\"device_id\":\"dev-0001\",\"device_id\":\"dev-0002\",\"ts\":1}", "not_json"),
           // Two objects on one line: the second would be lost if the first were taken.
           KV.of(
@@ -153,6 +156,18 @@ public class IngestToBronzeTest {
                 ts));
     PAssert.that(out.get(IngestToBronze.DEAD_LETTERS)).empty();
     p.run();
+  }
+
+  @Test
+  void aRecordKeyedByAnotherDeviceIsRejected() {
+    RawEvent raw = RawEvent.of(READING, "kafka", "iot-raw", 2, 41, new Instant(0));
+    assertThat(IngestToBronze.classify(raw.withSourceKey("dev-0007"), new Instant(0)).getDeviceId())
+        .isEqualTo("dev-0007");
+    assertThatThrownBy(() -> IngestToBronze.classify(raw.withSourceKey("dev-0003"), new Instant(0)))
+        .isInstanceOfSatisfying(
+            InvalidRecordException.class, e -> assertThat(e.getReason()).isEqualTo("key_mismatch"))
+        .hasMessageContaining("dev-0003")
+        .hasMessageContaining("dev-0007");
   }
 
   @Test
