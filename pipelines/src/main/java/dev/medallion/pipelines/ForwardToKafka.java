@@ -1,58 +1,115 @@
 package dev.medallion.pipelines;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.io.kafka.KafkaIO;
+import org.apache.beam.sdk.io.kafka.ProducerRecordCoder;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
-import org.apache.beam.sdk.transforms.ToJson;
-import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.util.RowJson;
+import org.apache.beam.sdk.util.RowJsonUtils;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PDone;
-import org.apache.beam.sdk.values.TypeDescriptors;
+import org.apache.beam.sdk.values.Row;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
 
 /**
  * Forwards a layer's records to a Kafka topic for the next stage: each record as one JSON object
- * (its table row, Beam's {@link ToJson}), keyed by {@code key} (the device id, so a device's
- * records stay in one partition, in order). At least once: a retried bundle sends its records
- * again, which the next stage's dedupe absorbs.
+ * (its table row, as Beam's {@link RowJson} writes it and {@link ReadForwardedRows} reads it back),
+ * keyed by its device (so a device's records stay in one partition, in order), with its {@code
+ * received_at} as the Kafka timestamp (the next stage's arrival clock; the broker's clock when the
+ * record has none). At least once: a retried bundle sends its records again, which the next stage
+ * tells by their {@code source} and Gold counts once.
  */
 public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
   private final String servers;
   private final String topic;
-  private final SerializableFunction<String, String> key;
+  private final SerializableFunction<T, String> key;
+  private final SerializableFunction<T, @Nullable Instant> arrival;
 
-  private ForwardToKafka(String servers, String topic, SerializableFunction<String, String> key) {
+  private ForwardToKafka(
+      String servers,
+      String topic,
+      SerializableFunction<T, String> key,
+      SerializableFunction<T, @Nullable Instant> arrival) {
     this.servers = servers;
     this.topic = topic;
     this.key = key;
+    this.arrival = arrival;
   }
 
-  /** To {@code topic} on {@code servers}, each record keyed by {@code key} of its JSON. */
+  /** To {@code topic} on {@code servers}, keyed by {@code key}, timestamped by {@code arrival}. */
   public static <T> ForwardToKafka<T> to(
-      String servers, String topic, SerializableFunction<String, String> key) {
-    return new ForwardToKafka<>(servers, topic, key);
+      String servers,
+      String topic,
+      SerializableFunction<T, String> key,
+      SerializableFunction<T, @Nullable Instant> arrival) {
+    return new ForwardToKafka<>(servers, topic, key, arrival);
   }
 
   @Override
   public PDone expand(PCollection<T> records) {
     return records
-        .apply("ToJson", ToJson.of())
-        .apply("KeyByDevice", WithKeys.of(key).withKeyType(TypeDescriptors.strings()))
+        .apply(
+            "ToJson",
+            ParDo.of(
+                new ToRecordFn<>(
+                    topic, records.getSchema(), records.getToRowFunction(), key, arrival)))
+        .setCoder(ProducerRecordCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of()))
         .apply(
             "WriteKafka " + topic,
-            KafkaIO.<String, String>write()
+            KafkaIO.<String, String>writeRecords()
                 .withBootstrapServers(servers)
                 .withTopic(topic)
                 .withKeySerializer(StringSerializer.class)
                 .withValueSerializer(StringSerializer.class));
   }
 
-  private static final java.util.regex.Pattern DEVICE_ID =
-      java.util.regex.Pattern.compile("\"device_id\"\\s*:\\s*\"([^\"]*)\"");
+  /** One record: its row as JSON, its key and its arrival. */
+  static class ToRecordFn<T> extends DoFn<T, ProducerRecord<String, String>> {
+    private final String topic;
+    private final Schema schema;
+    private final SerializableFunction<T, Row> toRow;
+    private final SerializableFunction<T, String> key;
+    private final SerializableFunction<T, @Nullable Instant> arrival;
+    private transient ObjectMapper json;
 
-  /** The {@code device_id} of a JSON record, or null. */
-  public static String deviceId(String json) {
-    java.util.regex.Matcher m = DEVICE_ID.matcher(json);
-    return m.find() ? m.group(1) : null;
+    ToRecordFn(
+        String topic,
+        Schema schema,
+        SerializableFunction<T, Row> toRow,
+        SerializableFunction<T, String> key,
+        SerializableFunction<T, @Nullable Instant> arrival) {
+      this.topic = topic;
+      this.schema = schema;
+      this.toRow = toRow;
+      this.key = key;
+      this.arrival = arrival;
+    }
+
+    @Setup
+    public void setup() {
+      json = RowJsonUtils.newObjectMapperWith(RowJson.RowJsonSerializer.forSchema(schema));
+    }
+
+    @ProcessElement
+    public void process(@Element T record, OutputReceiver<ProducerRecord<String, String>> out)
+        throws JsonProcessingException {
+      Instant at = arrival.apply(record);
+      out.output(
+          new ProducerRecord<>(
+              topic,
+              null,
+              at == null ? null : at.getMillis(),
+              key.apply(record),
+              json.writeValueAsString(toRow.apply(record))));
+    }
   }
 }

@@ -74,8 +74,59 @@ public final class IotJob {
   public static @Nullable PipelineResult run(Stage stage, IotOptions options) throws IOException {
     LakeTables.Config config = LakeTables.Config.of(options);
     try (LakehouseLock lock = LakehouseLock.acquire(config, options.getRunId());
-        LakeTables tables = LakeTables.open(config)) {
+        LakeTables tables = LakeTables.open(config);
+        CleanStop stop = CleanStop.ofKafkaStage(stage, options)) {
       return runLocked(stage, options, tables);
+    }
+  }
+
+  /**
+   * Ctrl-C on a stage that reads Kafka: the reads end at their next watermark ({@link
+   * ArrivalWatermark#drain}), so the last windows fire and every table's last flush is written and
+   * committed before the JVM exits (it waits up to two minutes for that).
+   */
+  private static final class CleanStop implements AutoCloseable {
+    private final java.util.concurrent.CountDownLatch ended =
+        new java.util.concurrent.CountDownLatch(1);
+    private final @Nullable Thread hook;
+
+    private CleanStop(@Nullable String name) {
+      if (name == null) {
+        hook = null;
+        return;
+      }
+      ArrivalWatermark.reset();
+      hook =
+          new Thread(
+              () -> {
+                System.err.println(
+                    "\n" + name + ": stopping: the last records read are written and committed");
+                ArrivalWatermark.drain();
+                try {
+                  ended.await(2, java.util.concurrent.TimeUnit.MINUTES);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "medallion-clean-stop");
+      Runtime.getRuntime().addShutdownHook(hook);
+    }
+
+    static CleanStop ofKafkaStage(Stage stage, IotOptions o) {
+      boolean kafka = !o.getInputTopic().isEmpty() && o.getInput().isEmpty();
+      return new CleanStop(kafka ? "medallion " + stage.name().toLowerCase() : null);
+    }
+
+    @Override
+    public void close() {
+      ended.countDown();
+      if (hook != null) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+          // the hook is running: it has just been released
+        }
+      }
     }
   }
 
@@ -115,7 +166,9 @@ public final class IotJob {
     }
     // A stream (the generator) commits each flush inside the job; a replay or a rerun stage
     // commits after it, all or nothing.
-    boolean streams = files == null && (stage == Stage.ALL || stage == Stage.BRONZE);
+    boolean streams =
+        files == null
+            && (stage == Stage.ALL || stage == Stage.BRONZE || !options.getInputTopic().isEmpty());
     Pipeline p = Pipeline.create(options);
     // Built before anything is written: a bad flag or registry leaves the lakehouse untouched.
     try {
@@ -202,18 +255,18 @@ public final class IotJob {
   }
 
   private static String source(Stage stage, IotOptions o) {
-    if (stage == Stage.SILVER || stage == Stage.GOLD || !o.getInput().isEmpty()) {
-      return "";
-    }
     if (!o.getInputTopic().isEmpty()) {
       return " (Kafka topic "
           + o.getInputTopic()
           + " on "
           + o.getBootstrapServers()
           + ", group "
-          + o.getConsumerGroup()
+          + KafkaReads.group(o, stage == Stage.ALL ? "bronze" : stage.name().toLowerCase())
           + (o.getMaxRecords() > 0 ? ", " + o.getMaxRecords() + " records" : "")
           + ")";
+    }
+    if (stage == Stage.SILVER || stage == Stage.GOLD || !o.getInput().isEmpty()) {
+      return "";
     }
     return " (generator: "
         + o.getDurationMinutes()
@@ -310,48 +363,109 @@ public final class IotJob {
                   .apply(
                       "Bronze",
                       IngestToBronze.create().withMapping(InputFiles.mapping(o.getMapping())));
-          case SILVER ->
-              read(p, tables, Lakehouse.BRONZE_IOT, BronzeEvent.class, BronzeEvent::getEventTs)
-                  .apply(
-                      "Silver",
-                      ValidateAndEnrich.withRegistry(registry(o))
-                          .withMaxAheadOfArrival(maxAhead)
-                          .withCatalog(sensorCatalog(o)));
-          case GOLD ->
-              PCollectionTuple.of(
-                      IotMedallion.READINGS,
-                      read(
-                          p,
-                          tables,
-                          Lakehouse.SILVER_READINGS,
-                          SensorReading.class,
-                          SensorReading::getEventTs))
-                  .and(
-                      IotMedallion.HEARTBEATS,
-                      read(
-                          p,
-                          tables,
-                          Lakehouse.SILVER_HEARTBEATS,
-                          Heartbeat.class,
-                          Heartbeat::getEventTs))
-                  .apply(
-                      "Gold", WindowedDeviceStats.of(allowed, slack).withCatalog(sensorCatalog(o)));
+          case SILVER -> {
+            ValidateAndEnrich silver =
+                ValidateAndEnrich.withRegistry(registry(o))
+                    .withMaxAheadOfArrival(maxAhead)
+                    .withCatalog(sensorCatalog(o));
+            if (o.getInputTopic().isEmpty()) {
+              yield read(
+                      p, tables, Lakehouse.BRONZE_IOT, BronzeEvent.class, BronzeEvent::getEventTs)
+                  .apply("Silver", silver);
+            }
+            PCollectionTuple forwarded = p.apply("Kafka", ReadForwardedRows.bronze(o));
+            yield withDeadLetters(
+                forwarded.get(IotMedallion.BRONZE).apply("Silver", silver), forwarded);
+          }
+          case GOLD -> {
+            WindowedDeviceStats gold =
+                WindowedDeviceStats.of(allowed, slack).withCatalog(sensorCatalog(o));
+            if (!o.getInputTopic().isEmpty()) {
+              PCollectionTuple forwarded = p.apply("Kafka", ReadForwardedRows.silver(o));
+              yield withDeadLetters(forwarded.apply("Gold", gold), forwarded);
+            }
+            yield PCollectionTuple.of(
+                    IotMedallion.READINGS,
+                    read(
+                        p,
+                        tables,
+                        Lakehouse.SILVER_READINGS,
+                        SensorReading.class,
+                        SensorReading::getEventTs))
+                .and(
+                    IotMedallion.HEARTBEATS,
+                    read(
+                        p,
+                        tables,
+                        Lakehouse.SILVER_HEARTBEATS,
+                        Heartbeat.class,
+                        Heartbeat::getEventTs))
+                .apply("Gold", gold);
+          }
         };
     declareGoldColumns(layers, tables);
     if (!o.getOutputTopic().isEmpty()) {
-      if (stage != Stage.BRONZE) {
-        throw new IllegalArgumentException(
-            "--outputTopic forwards Bronze records: it is for the bronze stage");
-      }
-      layers
-          .get(IotMedallion.BRONZE)
-          .apply(
-              "Forward",
-              ForwardToKafka.to(
-                  o.getBootstrapServers(), o.getOutputTopic(), ForwardToKafka::deviceId));
+      forward(layers, stage, o);
     }
     WriteIotTables sink = WriteIotTables.to(new Lakehouse(tables.config().root()), o);
     layers.apply("WriteTables", commitEachFlush ? sink.committingEachFlush(tables.config()) : sink);
+  }
+
+  /**
+   * {@code --outputTopic}: the bronze stage forwards its Bronze rows, the silver stage its readings
+   * and heartbeats, for the next stage to read.
+   */
+  private static void forward(PCollectionTuple layers, Stage stage, IotOptions o) {
+    String servers = o.getBootstrapServers();
+    String topic = o.getOutputTopic();
+    switch (stage) {
+      case BRONZE ->
+          layers
+              .get(IotMedallion.BRONZE)
+              .apply(
+                  "Forward",
+                  ForwardToKafka.to(
+                      servers, topic, BronzeEvent::getDeviceId, BronzeEvent::getReceivedAt));
+      case SILVER -> {
+        layers
+            .get(IotMedallion.READINGS)
+            .apply(
+                "ForwardReadings",
+                ForwardToKafka.to(
+                    servers, topic, SensorReading::getDeviceId, SensorReading::getReceivedAt));
+        layers
+            .get(IotMedallion.HEARTBEATS)
+            .apply(
+                "ForwardHeartbeats",
+                ForwardToKafka.to(
+                    servers, topic, Heartbeat::getDeviceId, Heartbeat::getReceivedAt));
+      }
+      default ->
+          throw new IllegalArgumentException(
+              "--outputTopic forwards what a stage keeps to the next one: it is for the bronze and"
+                  + " silver stages");
+    }
+  }
+
+  /** A layer's output with the dead letters of its Kafka read added to its own. */
+  private static PCollectionTuple withDeadLetters(PCollectionTuple layer, PCollectionTuple read) {
+    PCollection<DeadLetter> all =
+        PCollectionList.of(layer.get(IotMedallion.DEAD_LETTERS))
+            .and(read.get(IotMedallion.DEAD_LETTERS))
+            .apply("WithReadDeadLetters", Flatten.pCollections());
+    PCollectionTuple out = PCollectionTuple.of(IotMedallion.DEAD_LETTERS, all);
+    for (Map.Entry<TupleTag<?>, PCollection<?>> e : layer.getAll().entrySet()) {
+      if (!e.getKey().equals(IotMedallion.DEAD_LETTERS)) {
+        out = and(out, e.getKey(), e.getValue());
+      }
+    }
+    return out;
+  }
+
+  @SuppressWarnings("unchecked") // a tag and its collection, as the tuple held them
+  private static <T> PCollectionTuple and(
+      PCollectionTuple tuple, TupleTag<T> tag, PCollection<?> values) {
+    return tuple.and(tag, (PCollection<T>) values);
   }
 
   /**

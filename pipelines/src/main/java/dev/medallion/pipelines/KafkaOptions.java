@@ -21,16 +21,18 @@ public interface KafkaOptions extends PipelineOptions {
   void setBootstrapServers(String value);
 
   @Description(
-      "Kafka consumer group: a stage restarted with the same group resumes after the offsets it"
-          + " committed (committed once its output is durable).")
-  @Default.String("medallion-bronze")
+      "Kafka consumer group; empty: medallion-<stage> (medallion-bronze, medallion-silver,"
+          + " medallion-gold). A stage restarted with the same group resumes after the offsets it"
+          + " committed.")
+  @Default.String("")
   String getConsumerGroup();
 
   void setConsumerGroup(String value);
 
   @Description(
-      "bronze: also forward each Bronze record (its row as JSON, keyed by device_id) to this"
-          + " Kafka topic (e.g. iot-bronze), for the next stage.")
+      "bronze, silver: also forward each record the stage kept (its row as JSON, keyed by"
+          + " device_id, timestamped with received_at) to this Kafka topic (iot-bronze,"
+          + " iot-silver), for the next stage.")
   @Default.String("")
   String getOutputTopic();
 
@@ -43,4 +45,22 @@ public interface KafkaOptions extends PipelineOptions {
   long getMaxRecords();
 
   void setMaxRecords(long value);
+
+  @Description(
+      "Kafka input: how far apart (in seconds of arrival time) the records of different"
+          + " partitions may be read. The watermark is the newest arrival read minus this; a"
+          + " partition with nothing to read does not hold it back.")
+  @Default.Long(30)
+  long getDisorderSeconds();
+
+  void setDisorderSeconds(long value);
+
+  @Description(
+      "Kafka input: end the stage (last windows fired, written and committed) once every"
+          + " partition has had nothing new for this many seconds; 0: run until Ctrl-C, which"
+          + " ends it the same way.")
+  @Default.Long(0)
+  long getIdleStopSeconds();
+
+  void setIdleStopSeconds(long value);
 }

@@ -1,0 +1,102 @@
+package dev.medallion.pipelines;
+
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import org.apache.beam.sdk.io.kafka.KafkaRecord;
+import org.apache.beam.sdk.io.kafka.TimestampPolicy;
+import org.apache.beam.sdk.io.kafka.TimestampPolicyFactory;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.kafka.common.TopicPartition;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * The watermark of a Kafka-fed stage, on the records' arrival clock: each record's timestamp is its
+ * Kafka timestamp ({@code received_at}; the stage re-stamps it with its event time {@code ts} after
+ * parsing), and a partition's watermark is the newest arrival it has read minus {@code disorder},
+ * the skew tolerated between partitions and producers. Gold's lateness rule is on the same clock
+ * ({@code received_at - ts}), so a record Gold keeps is never behind the watermark by more than the
+ * lateness Gold allows.
+ *
+ * <p>A partition that has nothing to read (its backlog is 0) does not hold the stage back: its
+ * watermark follows the newest arrival any partition of the topic has read in this JVM. When every
+ * partition has been caught up for {@code idleStop} of wall-clock time, or when the stage is asked
+ * to stop ({@link #drain}), the watermark goes to the end of time: the runner fires the last
+ * windows, writes and commits them, and the job ends.
+ */
+final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
+  private static final ConcurrentMap<String, Long> NEWEST = new ConcurrentHashMap<>();
+  private static volatile boolean draining;
+
+  private final String topic;
+  private final long disorderMillis;
+  private final long idleStopMillis;
+  private long newest = Long.MIN_VALUE;
+  private long caughtUpSince = Long.MAX_VALUE;
+  private boolean ended;
+  private Instant watermark;
+
+  private ArrivalWatermark(
+      String topic, Duration disorder, Duration idleStop, Optional<Instant> previous) {
+    this.topic = topic;
+    this.disorderMillis = disorder.getMillis();
+    this.idleStopMillis = idleStop.getMillis();
+    this.watermark = previous.orElse(BoundedWindow.TIMESTAMP_MIN_VALUE);
+  }
+
+  /**
+   * Policies for the partitions of a read.
+   *
+   * @param idleStop end the read once every partition has had nothing new for this long; zero:
+   *     never (until {@link #drain})
+   */
+  static TimestampPolicyFactory<byte[], byte[]> factory(Duration disorder, Duration idleStop) {
+    return (TopicPartition tp, Optional<Instant> previous) ->
+        new ArrivalWatermark(tp.topic(), disorder, idleStop, previous);
+  }
+
+  /** Ends every Kafka read of this JVM at its next watermark (Ctrl-C: a clean stop). */
+  static void drain() {
+    draining = true;
+  }
+
+  /** Before a stage starts: no stop asked, no arrival seen (an earlier run's stays behind). */
+  static void reset() {
+    draining = false;
+    NEWEST.clear();
+  }
+
+  @Override
+  public Instant getTimestampForRecord(PartitionContext ctx, KafkaRecord<byte[], byte[]> r) {
+    long arrival = r.getTimestamp();
+    newest = Math.max(newest, arrival);
+    NEWEST.merge(topic, arrival, Math::max);
+    caughtUpSince = Long.MAX_VALUE;
+    return new Instant(arrival);
+  }
+
+  @Override
+  public Instant getWatermark(PartitionContext ctx) {
+    if (draining || ended) {
+      return BoundedWindow.TIMESTAMP_MAX_VALUE;
+    }
+    long basis = newest;
+    if (ctx.getMessageBacklog() == 0) {
+      long now = System.currentTimeMillis();
+      caughtUpSince = Math.min(caughtUpSince, now);
+      if (idleStopMillis > 0 && now - caughtUpSince >= idleStopMillis) {
+        ended = true; // a watermark never goes back: what arrives later is for the next run
+        return BoundedWindow.TIMESTAMP_MAX_VALUE;
+      }
+      basis = Math.max(basis, NEWEST.getOrDefault(topic, Long.MIN_VALUE));
+    }
+    if (basis != Long.MIN_VALUE) {
+      Instant candidate = new Instant(basis - disorderMillis);
+      if (candidate.isAfter(watermark)) {
+        watermark = candidate;
+      }
+    }
+    return watermark;
+  }
+}

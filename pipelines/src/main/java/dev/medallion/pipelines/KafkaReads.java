@@ -1,0 +1,51 @@
+package dev.medallion.pipelines;
+
+import java.util.Map;
+import org.apache.beam.sdk.io.kafka.KafkaIO;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.joda.time.Duration;
+
+/**
+ * How every Kafka-fed stage reads its topic with {@link KafkaIO}: bytes in, the consumer group's
+ * committed offsets (else the earliest) as the start, offsets committed when the runner finalizes
+ * what it read, and the arrival-clock watermark of {@link ArrivalWatermark}.
+ */
+final class KafkaReads {
+  private KafkaReads() {}
+
+  /** The consumer group of {@code stage}: {@code --consumerGroup}, else medallion-{stage}. */
+  static String group(KafkaOptions o, String stage) {
+    return o.getConsumerGroup().isEmpty() ? "medallion-" + stage : o.getConsumerGroup();
+  }
+
+  static KafkaIO.Read<byte[], byte[]> of(KafkaOptions o, String stage) {
+    if (o.getDisorderSeconds() < 0 || o.getIdleStopSeconds() < 0) {
+      throw new IllegalArgumentException(
+          "--disorderSeconds and --idleStopSeconds must be 0 or more");
+    }
+    KafkaIO.Read<byte[], byte[]> read =
+        KafkaIO.<byte[], byte[]>read()
+            .withBootstrapServers(o.getBootstrapServers())
+            .withTopic(o.getInputTopic())
+            .withKeyDeserializer(ByteArrayDeserializer.class)
+            .withValueDeserializer(ByteArrayDeserializer.class)
+            .withConsumerConfigUpdates(
+                Map.of(
+                    ConsumerConfig.GROUP_ID_CONFIG,
+                    group(o, stage),
+                    ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                    "earliest"))
+            .withTimestampPolicyFactory(
+                ArrivalWatermark.factory(
+                    Duration.standardSeconds(o.getDisorderSeconds()),
+                    Duration.standardSeconds(o.getIdleStopSeconds())))
+            .commitOffsetsInFinalize();
+    return o.getMaxRecords() > 0 ? read.withMaxNumRecords(o.getMaxRecords()) : read;
+  }
+
+  /** {@code kafka:<topic>/<partition>#<offset>}, the source id of a record. */
+  static String sourceId(String topic, int partition, long offset) {
+    return dev.medallion.core.RawEvent.sourceId("kafka", topic, partition, offset);
+  }
+}

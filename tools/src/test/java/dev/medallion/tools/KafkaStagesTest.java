@@ -1,0 +1,177 @@
+package dev.medallion.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The four-terminal pipeline over a real broker, one stage after the other: the generator writes
+ * iot-raw, Bronze reads it and forwards to iot-bronze, Silver reads that and forwards to
+ * iot-silver, Gold reads that. Silver and Gold read without a record limit, on the arrival-clock
+ * watermark, and end when their topic has been idle ({@code --idleStopSeconds}). Gold equals the
+ * Gold of the all-in-one run of the same generated data (with late and too-late records), and bad
+ * records on any topic are dead letters naming their topic, partition and offset.
+ */
+class KafkaStagesTest {
+  @TempDir Path tmp;
+
+  /** The same data from {@code generate} and from {@code run} (whose knobs default otherwise). */
+  private static final String[] GENERATED = {
+    "--generatorDevices=4",
+    "--durationMinutes=3",
+    "--seed=5",
+    "--malformedRate=0.02",
+    "--duplicateRate=0.05",
+    "--lateRate=0.05",
+    "--lateDelaySeconds=150",
+    "--outOfRangeRate=0.02",
+    "--unknownDeviceRate=0.02",
+    "--missingHeartbeatRate=0.05"
+  };
+
+  @Test
+  void theFourStagesOverKafkaGiveTheGoldOfTheAllInOneRun() throws Exception {
+    try (KafkaBroker broker = KafkaBroker.start(tmp.resolve("kafka"), 0, 0)) {
+      String servers = "--bootstrapServers=" + broker.bootstrapServers();
+      broker.createTopics(Map.of("iot-raw", 3, "iot-bronze", 3, "iot-silver", 3));
+      FaultsTest.Outcome sent = medallion("generate", "--sink=kafka", servers);
+      assertThat(sent.code()).as(sent.err()).isZero();
+      long generated =
+          Long.parseLong(sent.err().replaceAll("(?s).*generated (\\d+) lines.*", "$1"));
+
+      // What users' producers get wrong, each expected as a dead letter with its reason.
+      Map<String, String> expected = new TreeMap<>();
+      String reading =
+          "{\"device_id\":\"dev-0001\",\"sensor_type\":\"temperature\",\"unit\":\"C\","
+              + "\"ts\":\"2026-11-29T10:01:10Z\",";
+      try (KafkaProducer<String, String> producer = producer(broker)) {
+        expected.put(send(producer, "iot-raw", "dev-0001", "not json at all"), "bronze/not_json");
+        expected.put(send(producer, "iot-raw", "dev-0001", ""), "bronze/empty_line");
+        expected.put(send(producer, "iot-raw", "dev-0001", null), "bronze/empty_line");
+        expected.put(
+            send(
+                producer,
+                "iot-raw",
+                "dev-0001",
+                reading + "\"value\":1,\"pad\":\"" + "x".repeat(5 << 20) + "\"}"),
+            "bronze/too_large");
+        expected.put(
+            send(producer, "iot-raw", "dev-0002", reading + "\"value\":21.5}"),
+            "bronze/key_mismatch");
+        expected.put(
+            send(producer, "iot-raw", "dev-0001", reading + "\"value\":\"warm\"}"),
+            "silver/wrong_type:value");
+        expected.put(send(producer, "iot-bronze", "x", "{\"hello\":1}"), "silver/not_a_bronze_row");
+        expected.put(send(producer, "iot-silver", "x", "garbage"), "gold/not_a_silver_row");
+      }
+      long badRaw = expected.keySet().stream().filter(s -> s.startsWith("kafka:iot-raw/")).count();
+
+      Path lake = tmp.resolve("lake");
+      String to = "--lakehouse=" + lake;
+      FaultsTest.Outcome bronze =
+          medallion("bronze", "--inputTopic=iot-raw", "--outputTopic=iot-bronze", servers, to);
+      assertThat(bronze.code()).as(bronze.err()).isZero();
+      FaultsTest.Outcome silver =
+          medallion("silver", "--inputTopic=iot-bronze", "--outputTopic=iot-silver", servers, to);
+      assertThat(silver.code()).as(silver.err()).isZero();
+      FaultsTest.Outcome gold = medallion("gold", "--inputTopic=iot-silver", servers, to);
+      assertThat(gold.code()).as(gold.err()).isZero();
+      assertThat(gold.err()).contains("(Kafka topic iot-silver on ", "group medallion-gold");
+
+      Path allInOne = tmp.resolve("all-in-one");
+      List<String> run = new ArrayList<>(List.of("run", "--lakehouse=" + allInOne));
+      run.addAll(List.of(GENERATED));
+      FaultsTest.Outcome reference = FaultsTest.medallion(run.toArray(String[]::new));
+      assertThat(reference.code()).as(reference.err()).isZero();
+      List<String> goldOverKafka = Runs.currentGold(lake);
+      assertThat(goldOverKafka).hasSizeGreaterThan(20);
+      assertThat(goldOverKafka).containsExactlyElementsOf(Runs.currentGold(allInOne));
+      assertThat(
+              count(
+                  lake,
+                  "SELECT count(*) FROM quarantine_iot_events WHERE stage = 'gold'"
+                      + " AND reason <> 'not_a_silver_row'"))
+          .as("too-late records")
+          .isEqualTo(
+              count(allInOne, "SELECT count(*) FROM quarantine_iot_events WHERE stage = 'gold'"))
+          .isPositive();
+
+      Map<String, String> dead = new HashMap<>();
+      for (List<Object> row :
+          Runs.rows(lake, "SELECT source, stage || '/' || reason FROM quarantine_iot_events")) {
+        dead.put(String.valueOf(row.get(0)), String.valueOf(row.get(1)));
+      }
+      assertThat(dead).containsAllEntriesOf(expected);
+      // Counts balance: every record of iot-raw is a Bronze row or a Bronze dead letter, once;
+      // every Bronze row is a Silver row or a Silver dead letter.
+      long bronzeRows = count(lake, "SELECT count(DISTINCT source) FROM bronze_iot_events");
+      assertThat(count(lake, "SELECT count(*) FROM bronze_iot_events")).isEqualTo(bronzeRows);
+      assertThat(bronzeRows + dead(lake, "bronze")).isEqualTo(generated + badRaw);
+      long silverRows =
+          count(lake, "SELECT count(*) FROM silver_sensor_readings")
+              + count(lake, "SELECT count(*) FROM silver_device_heartbeats");
+      assertThat(
+              silverRows
+                  + count(
+                      lake,
+                      "SELECT count(*) FROM quarantine_iot_events WHERE stage = 'silver'"
+                          + " AND reason <> 'not_a_bronze_row'"))
+          .isEqualTo(bronzeRows);
+    }
+  }
+
+  private static FaultsTest.Outcome medallion(String... args) {
+    List<String> all = new ArrayList<>(List.of(args));
+    if (args[0].equals("generate")) {
+      all.addAll(List.of(GENERATED));
+    } else {
+      all.add("--idleStopSeconds=3");
+    }
+    return FaultsTest.medallion(all.toArray(String[]::new));
+  }
+
+  private static long count(Path lake, String sql) throws Exception {
+    return Runs.count(lake, sql);
+  }
+
+  private static long dead(Path lake, String stage) throws Exception {
+    return count(lake, "SELECT count(*) FROM quarantine_iot_events WHERE stage = '" + stage + "'");
+  }
+
+  private static KafkaProducer<String, String> producer(KafkaBroker broker) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 8 << 20);
+    return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
+  }
+
+  /**
+   * Sends one record, timestamped within the generated minutes (the stages' arrival clock), and
+   * returns its source id, {@code kafka:<topic>/<partition>#<offset>}.
+   */
+  private static String send(
+      KafkaProducer<String, String> producer, String topic, String key, String value)
+      throws Exception {
+    long arrival = java.time.Instant.parse("2026-11-29T10:01:15Z").toEpochMilli();
+    RecordMetadata m =
+        producer
+            .send(new ProducerRecord<>(topic, null, arrival, key, value))
+            .get(30, TimeUnit.SECONDS);
+    return "kafka:" + topic + "/" + m.partition() + "#" + m.offset();
+  }
+}
