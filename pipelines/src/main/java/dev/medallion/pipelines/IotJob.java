@@ -74,59 +74,11 @@ public final class IotJob {
   public static @Nullable PipelineResult run(Stage stage, IotOptions options) throws IOException {
     LakeTables.Config config = LakeTables.Config.of(options);
     try (LakehouseLock lock = LakehouseLock.acquire(config, options.getRunId());
-        LakeTables tables = LakeTables.open(config);
-        CleanStop stop = CleanStop.ofKafkaStage(stage, options)) {
+        LakeTables tables = LakeTables.open(config)) {
+      if (!options.getInputTopic().isEmpty()) {
+        ArrivalWatermark.reset();
+      }
       return runLocked(stage, options, tables);
-    }
-  }
-
-  /**
-   * Ctrl-C on a stage that reads Kafka: the reads end at their next watermark ({@link
-   * ArrivalWatermark#drain}), so the last windows fire and every table's last flush is written and
-   * committed before the JVM exits (it waits up to two minutes for that).
-   */
-  private static final class CleanStop implements AutoCloseable {
-    private final java.util.concurrent.CountDownLatch ended =
-        new java.util.concurrent.CountDownLatch(1);
-    private final @Nullable Thread hook;
-
-    private CleanStop(@Nullable String name) {
-      if (name == null) {
-        hook = null;
-        return;
-      }
-      ArrivalWatermark.reset();
-      hook =
-          new Thread(
-              () -> {
-                System.err.println(
-                    "\n" + name + ": stopping: the last records read are written and committed");
-                ArrivalWatermark.drain();
-                try {
-                  ended.await(2, java.util.concurrent.TimeUnit.MINUTES);
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-              },
-              "medallion-clean-stop");
-      Runtime.getRuntime().addShutdownHook(hook);
-    }
-
-    static CleanStop ofKafkaStage(Stage stage, IotOptions o) {
-      boolean kafka = !o.getInputTopic().isEmpty() && o.getInput().isEmpty();
-      return new CleanStop(kafka ? "medallion " + stage.name().toLowerCase() : null);
-    }
-
-    @Override
-    public void close() {
-      ended.countDown();
-      if (hook != null) {
-        try {
-          Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-          // the hook is running: it has just been released
-        }
-      }
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.medallion.tools;
 
+import dev.medallion.pipelines.CleanStop;
 import dev.medallion.pipelines.CompactJob;
 import dev.medallion.pipelines.CompactOptions;
 import dev.medallion.pipelines.IotJob;
@@ -55,12 +56,14 @@ abstract class PipelineCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       IotOptions options = RunnerDefaults.options(flags.toArray(String[]::new), IotOptions.class);
-      PipelineResult result = IotJob.run(stage, options);
-      if (result == null) {
-        return 0; // nothing new to read, said on stderr
+      try (CleanStop stop = CleanStop.ofKafkaStage(stage, options)) {
+        PipelineResult result = IotJob.run(stage, options);
+        if (result == null) {
+          return 0; // nothing new to read, said on stderr
+        }
+        boolean withinLimit = Report.print(result, options, stage);
+        return result.getState() == PipelineResult.State.DONE && withinLimit ? 0 : 1;
       }
-      boolean withinLimit = Report.print(result, options, stage);
-      return result.getState() == PipelineResult.State.DONE && withinLimit ? 0 : 1;
     }
   }
 

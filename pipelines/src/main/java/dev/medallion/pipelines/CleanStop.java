@@ -1,0 +1,66 @@
+package dev.medallion.pipelines;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
+
+/**
+ * Ctrl-C (SIGINT) or SIGTERM on a stage that reads Kafka is a clean stop: instead of the JVM's
+ * shutdown (which would stop the thread pools the table commits use), the reads end at their next
+ * watermark ({@link ArrivalWatermark#drain}), so the last windows fire, every table's last flush is
+ * written and committed, the stage prints its end report and exits. A second Ctrl-C exits at once
+ * (what was not committed is then read again by the next run).
+ */
+public final class CleanStop implements AutoCloseable {
+  private final List<Signal> signals = new ArrayList<>();
+  private final List<SignalHandler> previous = new ArrayList<>();
+
+  private CleanStop(@Nullable String name) {
+    if (name == null) {
+      return;
+    }
+    SignalHandler stop =
+        new SignalHandler() {
+          private volatile boolean asked;
+
+          @Override
+          public void handle(Signal signal) {
+            if (asked) {
+              System.err.println("\n" + name + ": stopped at once; the next run reads again");
+              Runtime.getRuntime().halt(130);
+            }
+            asked = true;
+            System.err.println(
+                "\n"
+                    + name
+                    + ": stopping: the last records read are written and committed (Ctrl-C"
+                    + " again: stop at once)");
+            ArrivalWatermark.drain();
+          }
+        };
+    for (String s : List.of("INT", "TERM")) {
+      try {
+        Signal signal = new Signal(s);
+        previous.add(Signal.handle(signal, stop));
+        signals.add(signal);
+      } catch (IllegalArgumentException unsupported) {
+        // a platform without this signal (TERM on Windows): the JVM's own handling stays
+      }
+    }
+  }
+
+  /** For a stage that reads Kafka, none else; close it once the stage's report is printed. */
+  public static CleanStop ofKafkaStage(IotJob.Stage stage, IotOptions o) {
+    boolean kafka = !o.getInputTopic().isEmpty() && o.getInput().isEmpty();
+    return new CleanStop(kafka ? "medallion " + stage.name().toLowerCase() : null);
+  }
+
+  @Override
+  public void close() {
+    for (int i = 0; i < signals.size(); i++) {
+      Signal.handle(signals.get(i), previous.get(i));
+    }
+  }
+}
