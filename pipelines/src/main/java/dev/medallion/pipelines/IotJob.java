@@ -100,6 +100,11 @@ public final class IotJob {
           "--reingest is for run, which computes Silver and Gold again too; to correct a file"
               + " with one stage alone, give it a new name");
     }
+    if ((stage == Stage.ALL || stage == Stage.BRONZE)
+        && options.getInput().isEmpty()
+        && !options.getInputTopic().isEmpty()) {
+      KafkaResume.commitFromTables(options, tables, name);
+    }
     InputFiles.NewInput input = replayFiles(stage, options, tables, name);
     List<String> files = input == null ? null : input.fresh();
     if (files != null && files.isEmpty()) {
