@@ -74,6 +74,9 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
 
   /** One record: its row as JSON, its key and its arrival. */
   static class ToRecordFn<T> extends DoFn<T, ProducerRecord<String, String>> {
+    private static final org.apache.beam.sdk.metrics.Counter SENT =
+        org.apache.beam.sdk.metrics.Metrics.counter(
+            dev.medallion.core.Rejections.NAMESPACE, Progress.KAFKA_OUT);
     private final String topic;
     private final Schema schema;
     private final SerializableFunction<T, Row> toRow;
@@ -102,6 +105,7 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
     @ProcessElement
     public void process(@Element T record, OutputReceiver<ProducerRecord<String, String>> out)
         throws JsonProcessingException {
+      SENT.inc();
       Instant at = arrival.apply(record);
       out.output(
           new ProducerRecord<>(

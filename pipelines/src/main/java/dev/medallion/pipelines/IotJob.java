@@ -144,7 +144,7 @@ public final class IotJob {
         name + ": run " + runId + " -> " + options.getLakehouse() + source(stage, options));
     PipelineResult result;
     try {
-      result = Progress.runAndWait(p);
+      result = runWithProgress(p, stage, options);
     } catch (RuntimeException e) {
       if (!streams) {
         RunIds.discard(tables, runId);
@@ -173,6 +173,17 @@ public final class IotJob {
     }
     RunIds.end(lake, runId);
     return result;
+  }
+
+  /** The job with its progress line; a Kafka-fed stage's line shows its group's lag too. */
+  private static PipelineResult runWithProgress(Pipeline p, Stage stage, IotOptions o) {
+    if (o.getInputTopic().isEmpty() || !o.getInput().isEmpty()) {
+      return Progress.runAndWait(p);
+    }
+    String group = KafkaReads.group(o, stage == Stage.ALL ? "bronze" : stage.name().toLowerCase());
+    try (KafkaLag lag = new KafkaLag(o.getBootstrapServers(), o.getInputTopic(), group)) {
+      return Progress.runAndWait(p, lag);
+    }
   }
 
   /**

@@ -12,16 +12,24 @@ import org.apache.beam.sdk.metrics.MetricQueryResults;
 import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.metrics.StringSetResult;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * A live progress line on stderr, from Beam metrics once a second: events per second into Bronze
  * and each layer's kept and rejected counts.
  */
 public final class Progress {
+  /** Records a stage read from Kafka, and records it forwarded to the next stage's topic. */
+  static final String KAFKA_IN = "kafka_records_in";
+
+  static final String KAFKA_OUT = "kafka_records_out";
+
   private final Thread thread;
+  private final @Nullable KafkaLag lag;
   private volatile boolean running = true;
 
-  private Progress(PipelineResult result) {
+  private Progress(PipelineResult result, @Nullable KafkaLag lag) {
+    this.lag = lag;
     thread = new Thread(() -> loop(result), "medallion-progress");
     thread.setDaemon(true);
   }
@@ -31,8 +39,13 @@ public final class Progress {
    * failed job throws (Beam's exception), as {@code waitUntilFinish} does.
    */
   public static PipelineResult runAndWait(Pipeline pipeline) {
+    return runAndWait(pipeline, null);
+  }
+
+  /** As {@link #runAndWait(Pipeline)}, a Kafka-fed stage's line also with its group's lag. */
+  static PipelineResult runAndWait(Pipeline pipeline, @Nullable KafkaLag lag) {
     PipelineResult result = pipeline.run();
-    Progress progress = new Progress(result);
+    Progress progress = new Progress(result, lag);
     progress.thread.start();
     try {
       result.waitUntilFinish();
@@ -56,6 +69,9 @@ public final class Progress {
   private void loop(PipelineResult result) {
     long startNanos = System.nanoTime();
     long lastIn = 0;
+    long lastKafkaIn = 0;
+    long lastKafkaOut = 0;
+    Long lagNow = null;
     long lastNanos = startNanos;
     while (running) {
       try {
@@ -73,11 +89,29 @@ public final class Progress {
       String bronze = users ? "bronze_user" : "bronze";
       long in = c.getOrDefault(bronze + "_accepted", 0L) + c.getOrDefault(bronze + "_rejected", 0L);
       long now = System.nanoTime();
-      double rate = (in - lastIn) / ((now - lastNanos) / 1e9);
+      double seconds = (now - lastNanos) / 1e9;
+      double rate = (in - lastIn) / seconds;
       lastIn = in;
       lastNanos = now;
-      System.err.printf(
-          Locale.ROOT, "\r[%4ds] %7.0f ev/s | ", (now - startNanos) / 1_000_000_000L, rate);
+      long elapsed = (now - startNanos) / 1_000_000_000L;
+      if (lag != null) {
+        long kafkaIn = c.getOrDefault(KAFKA_IN, 0L);
+        long kafkaOut = c.getOrDefault(KAFKA_OUT, 0L);
+        if (elapsed % 2 == 0) {
+          lagNow = lag.records();
+        }
+        System.err.printf(
+            Locale.ROOT,
+            "\r[%4ds] in %6.0f rec/s, lag %s | out %6.0f rec/s | ",
+            elapsed,
+            (kafkaIn - lastKafkaIn) / seconds,
+            lagNow == null ? "?" : lagNow.toString(),
+            (kafkaOut - lastKafkaOut) / seconds);
+        lastKafkaIn = kafkaIn;
+        lastKafkaOut = kafkaOut;
+      } else {
+        System.err.printf(Locale.ROOT, "\r[%4ds] %7.0f ev/s | ", elapsed, rate);
+      }
       System.err.print(users ? usersLine(c) : iotLine(c));
     }
   }

@@ -118,6 +118,8 @@ public final class ReadForwardedRows extends PTransform<PBegin, PCollectionTuple
 
   /** Reads each record back into its row; {@code other}, when set, holds heartbeats. */
   static class ParseFn extends DoFn<KafkaRecord<byte[], byte[]>, Object> {
+    private static final org.apache.beam.sdk.metrics.Counter READ =
+        org.apache.beam.sdk.metrics.Metrics.counter(Rejections.NAMESPACE, Progress.KAFKA_IN);
     private final String stage;
     final Kind<?> main;
     final @Nullable Kind<?> other;
@@ -146,6 +148,7 @@ public final class ReadForwardedRows extends PTransform<PBegin, PCollectionTuple
     @ProcessElement
     @SuppressWarnings("unchecked") // main and other are of the classes the stage chose
     public void process(@Element KafkaRecord<byte[], byte[]> r, MultiOutputReceiver out) {
+      READ.inc();
       byte[] bytes = r.getKV().getValue();
       String json = bytes == null ? "" : new String(bytes, StandardCharsets.UTF_8);
       try {

@@ -41,8 +41,13 @@ public final class ReadKafkaLines extends PTransform<PBegin, PCollection<RawEven
 
   /** A Kafka record as a raw line. */
   static class ToRawEventFn extends DoFn<KafkaRecord<byte[], byte[]>, RawEvent> {
+    private static final org.apache.beam.sdk.metrics.Counter READ =
+        org.apache.beam.sdk.metrics.Metrics.counter(
+            dev.medallion.core.Rejections.NAMESPACE, Progress.KAFKA_IN);
+
     @ProcessElement
     public void process(@Element KafkaRecord<byte[], byte[]> r, OutputReceiver<RawEvent> out) {
+      READ.inc();
       byte[] value = r.getKV().getValue();
       String payload = "";
       String decodeError = null;

@@ -32,7 +32,11 @@ class QueryTest {
     }
     UserFeaturesJob.run(UserFeaturesEndToEndTest.options(lake, in, "query"));
     // The IoT tables too, so that every table of the catalog exists.
-    assertThat(Runs.run(IotJob.Stage.ALL, Runs.options(lake)).getState())
+    assertThat(
+            Runs.run(
+                    IotJob.Stage.ALL,
+                    Runs.options(lake, "--durationMinutes=4", "--generatorDevices=8"))
+                .getState())
         .isEqualTo(org.apache.beam.sdk.PipelineResult.State.DONE);
   }
 
