@@ -54,6 +54,7 @@ import org.apache.iceberg.mapping.MappingUtil;
 import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * The lakehouse's tables as Apache Iceberg tables: Beam writes Parquet data files into a table's
@@ -647,7 +648,7 @@ public final class LakeTables implements AutoCloseable {
     summary.put(PLAN, planJson(plan));
     apply(runId, 0, plan.get(0), summary);
     CrashPoints.reached(CrashPoints.MID_PUBLISH);
-    rollForward();
+    rollForward(runId);
   }
 
   /** Appends files as one commit of run {@code runId} (a streaming flush). */
@@ -675,6 +676,11 @@ public final class LakeTables implements AutoCloseable {
    * table since. Returns how many steps it applied.
    */
   public int rollForward() {
+    return rollForward(null);
+  }
+
+  /** {@link #rollForward()} of run {@code onlyRunId}'s steps alone (null: every run's). */
+  public int rollForward(@Nullable String onlyRunId) {
     int applied = 0;
     for (Catalog.Table def : Catalog.TABLES) {
       Optional<Table> carrier = existing(def);
@@ -687,6 +693,9 @@ public final class LakeTables implements AutoCloseable {
           continue;
         }
         String runId = s.summary().get(RUN_ID);
+        if (onlyRunId != null && !onlyRunId.equals(runId)) {
+          continue;
+        }
         List<Step> plan = read(planJson, new TypeReference<List<Step>>() {});
         for (int i = 1; i < plan.size(); i++) {
           Step step = plan.get(i);

@@ -14,6 +14,7 @@ import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
 import org.apache.beam.sdk.io.fs.MatchResult;
 import org.apache.beam.sdk.io.fs.MoveOptions;
 import org.apache.beam.sdk.io.fs.ResourceId;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * A run id names every file a run writes ({@code part-<runId>-…}) and its commits, so a run id used
@@ -27,6 +28,12 @@ public final class RunIds {
   private RunIds() {}
 
   public static void claim(Lakehouse lake, String runId) throws IOException {
+    claim(lake, runId, LakehouseLock.LAYERS);
+  }
+
+  /** Claims {@code runId} for a run that writes {@code layers} (its marker names them). */
+  public static void claim(Lakehouse lake, String runId, java.util.Collection<String> layers)
+      throws IOException {
     if (!runId.matches("[A-Za-z0-9][A-Za-z0-9._-]*")) {
       throw new IllegalArgumentException(
           "--runId may hold only letters, digits, '.', '_' and '-', got '" + runId + "'");
@@ -41,7 +48,17 @@ public final class RunIds {
               + " --runId, or leave it out for a time-based one");
     }
     try {
-      write(lake, runId, "started " + Instant.now() + " on " + host() + "\n");
+      write(
+          lake,
+          runId,
+          "started "
+              + Instant.now()
+              + (layers.containsAll(LakehouseLock.LAYERS)
+                  ? ""
+                  : " layers " + String.join(",", layers))
+              + " on "
+              + host()
+              + "\n");
     } catch (IOException | RuntimeException e) {
       // The run's first write to the lakehouse: say where it failed, in one line.
       throw new MedallionException(
@@ -83,6 +100,16 @@ public final class RunIds {
    */
   public static List<String> discardUnfinished(Lakehouse lake, LakeTables tables, String current)
       throws IOException {
+    return discardUnfinished(lake, tables, current, null);
+  }
+
+  /**
+   * {@link #discardUnfinished(Lakehouse, LakeTables, String)} for a run holding {@code lock}: a run
+   * whose layers are held by another live run (a stage running beside this one) is left alone.
+   */
+  public static List<String> discardUnfinished(
+      Lakehouse lake, LakeTables tables, String current, @Nullable LakehouseLock lock)
+      throws IOException {
     List<String> discarded = new ArrayList<>();
     MatchResult m;
     try {
@@ -103,6 +130,9 @@ public final class RunIds {
       if (!marker.startsWith("started")) {
         continue;
       }
+      if (lock != null && !lock.holdsOrFree(tables.config(), layersOf(marker))) {
+        continue; // a stage that is running now, beside this one
+      }
       if (marker.contains(" on ") && !marker.strip().endsWith(" on " + host())) {
         // Started on another machine: this one's lock cannot prove it dead, so its files stay.
         System.err.println(
@@ -115,6 +145,13 @@ public final class RunIds {
     }
     discarded.sort(null);
     return discarded;
+  }
+
+  /** The layers a run's marker names ({@code layers bronze}); all of them when it names none. */
+  static List<String> layersOf(String marker) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile(" layers ([a-z,]+)").matcher(marker);
+    return m.find() ? List.of(m.group(1).split(",")) : LakehouseLock.LAYERS;
   }
 
   /** Deletes the files run {@code runId} wrote that no commit of it holds. */

@@ -73,25 +73,32 @@ public final class IotJob {
    */
   public static @Nullable PipelineResult run(Stage stage, IotOptions options) throws IOException {
     LakeTables.Config config = LakeTables.Config.of(options);
-    try (LakehouseLock lock = LakehouseLock.acquire(config, options.getRunId());
+    try (LakehouseLock lock = LakehouseLock.acquire(config, options.getRunId(), layers(stage));
         LakeTables tables = LakeTables.open(config)) {
       if (!options.getInputTopic().isEmpty()) {
         ArrivalWatermark.reset();
       }
-      return runLocked(stage, options, tables);
+      return runLocked(stage, options, tables, lock);
     }
   }
 
+  /** The layers a stage writes: it holds their locks, so stages of other layers run beside it. */
+  private static List<String> layers(Stage stage) {
+    return stage == Stage.ALL ? LakehouseLock.LAYERS : List.of(stage.name().toLowerCase());
+  }
+
   private static @Nullable PipelineResult runLocked(
-      Stage stage, IotOptions options, LakeTables tables) throws IOException {
+      Stage stage, IotOptions options, LakeTables tables, LakehouseLock lock) throws IOException {
     String name = "medallion " + (stage == Stage.ALL ? "run" : stage.name().toLowerCase());
     String runId = options.getRunId();
     Lakehouse lake = new Lakehouse(tables.config().root());
-    int finished = tables.rollForward();
+    // Another layer's run may be live beside a stage: then only its own layer is tidied.
+    int finished =
+        lock.holdsOrFree(tables.config(), LakehouseLock.LAYERS) ? tables.rollForward() : 0;
     if (finished > 0) {
       System.err.println(name + ": finished " + finished + " commit(s) of a killed run");
     }
-    List<String> discarded = RunIds.discardUnfinished(lake, tables, runId);
+    List<String> discarded = RunIds.discardUnfinished(lake, tables, runId, lock);
     if (!discarded.isEmpty()) {
       System.err.println(name + ": removed the uncommitted files of killed run(s) " + discarded);
     }
@@ -112,7 +119,7 @@ public final class IotJob {
     }
     IotReingest reingest = IotReingest.NONE;
     if (input != null && !input.reingested().isEmpty()) {
-      RunIds.claim(lake, runId); // the rewritten files are the run's, before its job
+      RunIds.claim(lake, runId, layers(stage)); // the rewritten files are the run's, first
       try {
         reingest = IotReingest.of(input.reingested(), tables, runId, name);
       } catch (IOException | RuntimeException e) {
@@ -138,7 +145,7 @@ public final class IotJob {
       throw e;
     }
     if (reingest == IotReingest.NONE) {
-      RunIds.claim(lake, runId);
+      RunIds.claim(lake, runId, layers(stage));
     }
     System.err.println(
         name + ": run " + runId + " -> " + options.getLakehouse() + source(stage, options));

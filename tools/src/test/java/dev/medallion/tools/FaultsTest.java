@@ -72,7 +72,7 @@ class FaultsTest {
             "--durationMinutes=6",
             "--speedup=24",
             "--runId=live");
-    Path lock = lake.resolve("_catalog/_lock");
+    Path lock = lake.resolve("_catalog/_lock.bronze");
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
     while (child.isAlive()
         && System.nanoTime() < deadline
