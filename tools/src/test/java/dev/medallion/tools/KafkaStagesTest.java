@@ -90,6 +90,18 @@ class KafkaStagesTest {
               "--flushSeconds=1",
               servers,
               to);
+      // Silver beside it, in a JVM of its own on the same lakehouse (each stage locks its layer).
+      Path silverLog = tmp.resolve("silver.log");
+      Process silver =
+          ChildJvm.start(
+              silverLog,
+              List.of(),
+              "silver",
+              "--inputTopic=iot-bronze",
+              "--outputTopic=iot-silver",
+              "--flushSeconds=1",
+              servers,
+              to);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
       while (!java.nio.file.Files.readString(log).contains("(Kafka topic iot-raw")
           && System.nanoTime() < deadline) {
@@ -120,9 +132,21 @@ class KafkaStagesTest {
           again.err().contains(" will be there twice")
               ? Long.parseLong(again.err().replaceAll("(?s).*; (\\d+) record\\(s\\) after.*", "$1"))
               : 0;
-      FaultsTest.Outcome silver =
-          medallion("silver", "--inputTopic=iot-bronze", "--outputTopic=iot-silver", servers, to);
-      assertThat(silver.code()).as(silver.err()).isZero();
+      // Once Silver holds every record of iot-bronze (a row or a dead letter each), it is stopped
+      // like Ctrl-C (SIGTERM): it ends its read, commits, prints its report and exits 0.
+      long onTopic = records(broker, "iot-bronze");
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+      while (silverHolds(lake) < onTopic && System.nanoTime() < until) {
+        Thread.sleep(300);
+      }
+      assertThat(silverHolds(lake)).isEqualTo(onTopic);
+      silver.destroy();
+      assertThat(silver.waitFor(90, TimeUnit.SECONDS)).isTrue();
+      String silverSaid = java.nio.file.Files.readString(silverLog);
+      assertThat(silver.exitValue()).as(silverSaid).isZero();
+      assertThat(silverSaid)
+          .contains("medallion silver: stopping: the last records read are written and committed")
+          .contains("silver : ");
       FaultsTest.Outcome gold = medallion("gold", "--inputTopic=iot-silver", servers, to);
       assertThat(gold.code()).as(gold.err()).isZero();
       assertThat(gold.err()).contains("(Kafka topic iot-silver on ", "group medallion-gold");
@@ -162,7 +186,7 @@ class KafkaStagesTest {
       long bronzeRows = count(lake, "SELECT count(*) FROM bronze_iot_events");
       long twice = bronzeRows - bronzeSources + dead(lake, "bronze") - bronzeDead;
       assertThat(twice).as("records read again, said at the start").isEqualTo(said);
-      // Silver accounts for every record forwarded to iot-bronze: the killed Bronze had
+      // Silver accounts for every record forwarded to iot-bronze: the killed Bronze may have
       // forwarded some it never committed, which the restarted one forwarded again, so Silver has
       // those twice (same source); by source, Silver holds exactly Bronze's rows.
       String silverSources =
@@ -176,6 +200,19 @@ class KafkaStagesTest {
       System.out.printf(
           "KafkaStagesTest: Bronze killed with %d of %d records committed; %d read twice%n",
           atKill, generated + badRaw, twice);
+    }
+  }
+
+  /** Silver's rows and dead letters, as committed now (0 before its tables exist). */
+  private static long silverHolds(Path lake) {
+    try {
+      return Runs.count(
+          lake,
+          "SELECT (SELECT count(*) FROM silver_sensor_readings)"
+              + " + (SELECT count(*) FROM silver_device_heartbeats)"
+              + " + (SELECT count(*) FROM quarantine_iot_events WHERE stage = 'silver')");
+    } catch (Exception notYet) {
+      return 0;
     }
   }
 
