@@ -2,6 +2,7 @@ package dev.medallion.pipelines;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.Map;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.io.kafka.KafkaIO;
 import org.apache.beam.sdk.io.kafka.ProducerRecordCoder;
@@ -15,6 +16,7 @@ import org.apache.beam.sdk.util.RowJsonUtils;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PDone;
 import org.apache.beam.sdk.values.Row;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -69,7 +71,15 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
                 .withBootstrapServers(servers)
                 .withTopic(topic)
                 .withKeySerializer(StringSerializer.class)
-                .withValueSerializer(StringSerializer.class));
+                .withValueSerializer(StringSerializer.class)
+                // A broker that goes away is waited for, not a failed bundle (which would end
+                // the stage): the records go out when it is back.
+                .withProducerConfigUpdates(
+                    Map.of(
+                        ProducerConfig.MAX_BLOCK_MS_CONFIG,
+                        Integer.MAX_VALUE,
+                        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+                        Integer.MAX_VALUE)));
   }
 
   /** One record: its row as JSON, its key and its arrival. */

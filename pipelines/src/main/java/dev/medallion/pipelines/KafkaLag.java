@@ -18,6 +18,7 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class KafkaLag implements AutoCloseable {
   private final Admin admin;
+  private final String servers;
   private final String topic;
   private final String group;
 
@@ -27,6 +28,7 @@ final class KafkaLag implements AutoCloseable {
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000);
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000);
     this.admin = Admin.create(p);
+    this.servers = servers;
     this.topic = topic;
     this.group = group;
   }
@@ -60,6 +62,10 @@ final class KafkaLag implements AutoCloseable {
       }
       return null;
     }
+  }
+
+  String servers() {
+    return servers;
   }
 
   @Override

@@ -72,6 +72,7 @@ public final class Progress {
     long lastKafkaIn = 0;
     long lastKafkaOut = 0;
     Long lagNow = null;
+    long awaySince = -1;
     long lastNanos = startNanos;
     while (running) {
       try {
@@ -99,6 +100,21 @@ public final class Progress {
         long kafkaOut = c.getOrDefault(KAFKA_OUT, 0L);
         if (elapsed % 2 == 0) {
           lagNow = lag.records();
+          if (lagNow == null && awaySince < 0 && elapsed > 2) {
+            awaySince = elapsed;
+            System.err.printf(
+                Locale.ROOT,
+                "%nkafka: the broker at %s does not answer; the stage waits for it (nothing it"
+                    + " read is lost) and goes on when it is back%n",
+                lag.servers());
+          } else if (lagNow != null && awaySince >= 0) {
+            System.err.printf(
+                Locale.ROOT,
+                "%nkafka: the broker at %s answers again (after %d s)%n",
+                lag.servers(),
+                elapsed - awaySince);
+            awaySince = -1;
+          }
         }
         System.err.printf(
             Locale.ROOT,

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Stages of different layers write one lakehouse side by side; two runs of one layer, or a whole
- * run beside a stage, never do; and a run tidies up only after runs no live run holds the layers of.
+ * run beside a stage, never do; and a run tidies up only after runs no live run holds the layers
+ * of.
  */
 class LakehouseLockTest {
   @TempDir Path dir;
