@@ -111,6 +111,8 @@ public final class IotJob {
         && options.getInput().isEmpty()
         && !options.getInputTopic().isEmpty()) {
       KafkaResume.commitFromTables(options, tables, name);
+    } else if (stage == Stage.SILVER && !options.getInputTopic().isEmpty()) {
+      KafkaResume.commitFromSilver(options, tables, name);
     }
     InputFiles.NewInput input = replayFiles(stage, options, tables, name);
     List<String> files = input == null ? null : input.fresh();

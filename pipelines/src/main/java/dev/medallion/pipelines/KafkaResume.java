@@ -28,14 +28,16 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * Where Bronze resumes a Kafka topic: from what its tables hold, not from what the consumer group
- * last committed. A runner commits a group's offsets once it has read a bundle, which can be before
- * the Bronze files of that bundle are committed; a stage killed then would skip records. So before
- * Bronze starts, each partition's resume point is its first offset (from the partition's start)
- * that neither Bronze nor Bronze's quarantine holds ({@code source} {@code
- * kafka:<topic>/<partition>#<offset>}), and that is committed to the group. Records after that
- * point which the tables already hold are read again: Bronze then has them twice, under the same
- * {@code source} (said at the start and visible in the table), and Gold counts them once.
+ * Where Bronze and Silver resume a Kafka topic: from what their tables hold, not from what the
+ * consumer group last committed. A runner commits a group's offsets once it has read a bundle,
+ * which can be before the files of that bundle are committed; a stage killed then would skip
+ * records. So before the stage starts, each partition's resume point is its first record (from the
+ * partition's start) that the stage's tables and its quarantine do not hold, and that is committed
+ * to the group: for Bronze the record's own offset ({@code source} {@code
+ * kafka:<topic>/<partition>#<offset>}); for Silver the Bronze row the record carries (its {@code
+ * source}), found by reading the topic from its start. Records after that point which the tables
+ * already hold are read again: the stage then holds them twice, under the same {@code source}
+ * (said at the start and visible in the table), and Gold counts them once.
  */
 final class KafkaResume {
   private KafkaResume() {}
@@ -51,34 +53,119 @@ final class KafkaResume {
   static Map<Integer, Point> commitFromTables(KafkaOptions o, LakeTables tables, String name) {
     String topic = o.getInputTopic();
     Map<Integer, BitSet> held = held(tables, topic);
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.getBootstrapServers());
-    p.put(ConsumerConfig.GROUP_ID_CONFIG, KafkaReads.group(o, "bronze"));
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
-    Map<Integer, Point> points = new TreeMap<>();
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(20));
-      if (infos == null || infos.isEmpty()) {
-        throw new IllegalArgumentException(
-            "Kafka topic " + topic + " does not exist on " + o.getBootstrapServers());
-      }
-      List<TopicPartition> partitions = new ArrayList<>();
-      infos.forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+    try (KafkaConsumer<byte[], byte[]> consumer = consumer(o, "bronze")) {
+      List<TopicPartition> partitions = partitions(consumer, o);
       Map<TopicPartition, Long> starts = consumer.beginningOffsets(partitions);
-      Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+      Map<Integer, Point> points = new TreeMap<>();
       for (TopicPartition tp : partitions) {
         BitSet offsets = held.getOrDefault(tp.partition(), new BitSet());
         long start = starts.getOrDefault(tp, 0L);
         long resume = offsets.nextClearBit((int) Math.min(start, Integer.MAX_VALUE));
         long again = offsets.get((int) resume, offsets.length()).cardinality();
         points.put(tp.partition(), new Point(resume, again));
-        commit.put(tp, new OffsetAndMetadata(resume, "medallion: resumed from the tables"));
       }
-      consumer.assign(partitions);
-      consumer.commitSync(commit);
+      commit(consumer, topic, points);
+      say(name, topic, points, "Bronze or its quarantine");
+      return points;
     }
+  }
+
+  /**
+   * Where Silver resumes the topic Bronze forwards to: each partition's first record whose Bronze
+   * row ({@code source}; for a record that is no Bronze row, its own topic, partition and offset)
+   * neither Silver nor Silver's quarantine holds, found by reading the topic from its start (the
+   * offsets of that topic are not in Silver's rows). Committed to Silver's group and said.
+   */
+  static Map<Integer, Point> commitFromSilver(KafkaOptions o, LakeTables tables, String name) {
+    String topic = o.getInputTopic();
+    java.util.Set<String> held = new java.util.HashSet<>();
+    for (String path :
+        List.of(Lakehouse.SILVER_READINGS, Lakehouse.SILVER_HEARTBEATS, Lakehouse.QUARANTINE_IOT)) {
+      Expression filter =
+          path.equals(Lakehouse.QUARANTINE_IOT)
+              ? Expressions.equal("stage", DeadLetter.SILVER)
+              : Expressions.alwaysTrue();
+      sources(tables, path, filter, held::add);
+    }
+    if (held.isEmpty()) {
+      return Map.of(); // a first run: the group's offsets, else the start
+    }
+    try (KafkaConsumer<byte[], byte[]> consumer = consumer(o, "silver")) {
+      List<TopicPartition> partitions = partitions(consumer, o);
+      Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+      Map<Integer, Point> points = new TreeMap<>();
+      for (TopicPartition tp : partitions) {
+        long end = ends.getOrDefault(tp, 0L);
+        consumer.assign(List.of(tp));
+        consumer.seekToBeginning(List.of(tp));
+        long resume = -1;
+        long again = 0;
+        while (consumer.position(tp) < end) {
+          for (var r : consumer.poll(Duration.ofSeconds(1))) {
+            String id = KafkaReads.sourceId(topic, r.partition(), r.offset());
+            String source = r.value() == null ? id : sourceOf(r.value(), id);
+            boolean in = held.contains(source) || held.contains(id);
+            if (resume < 0 && !in) {
+              resume = r.offset();
+            } else if (resume >= 0 && in) {
+              again++;
+            }
+          }
+        }
+        points.put(tp.partition(), new Point(resume < 0 ? end : resume, again));
+      }
+      commit(consumer, topic, points);
+      say(name, topic, points, "Silver or its quarantine");
+      return points;
+    }
+  }
+
+  private static final java.util.regex.Pattern SOURCE =
+      java.util.regex.Pattern.compile("\"source\":\"([^\"]*)\"");
+
+  /** The {@code source} of a forwarded Bronze row, or {@code otherwise}. */
+  private static String sourceOf(byte[] value, String otherwise) {
+    java.util.regex.Matcher m =
+        SOURCE.matcher(new String(value, java.nio.charset.StandardCharsets.UTF_8));
+    return m.find() ? m.group(1) : otherwise;
+  }
+
+  private static KafkaConsumer<byte[], byte[]> consumer(KafkaOptions o, String stage) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.getBootstrapServers());
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, KafkaReads.group(o, stage));
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
+    p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
+    return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  private static List<TopicPartition> partitions(
+      KafkaConsumer<byte[], byte[]> consumer, KafkaOptions o) {
+    String topic = o.getInputTopic();
+    List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(20));
+    if (infos == null || infos.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Kafka topic " + topic + " does not exist on " + o.getBootstrapServers());
+    }
+    List<TopicPartition> partitions = new ArrayList<>();
+    infos.forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+    return partitions;
+  }
+
+  private static void commit(
+      KafkaConsumer<byte[], byte[]> consumer, String topic, Map<Integer, Point> points) {
+    Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+    points.forEach(
+        (partition, point) ->
+            commit.put(
+                new TopicPartition(topic, partition),
+                new OffsetAndMetadata(point.offset(), "medallion: resumed from the tables")));
+    consumer.assign(commit.keySet());
+    consumer.commitSync(commit);
+  }
+
+  private static void say(String name, String topic, Map<Integer, Point> points, String tables) {
     long again = points.values().stream().mapToLong(Point::again).sum();
     StringBuilder said = new StringBuilder(name + ": resuming " + topic + " from the tables at");
     points.forEach(
@@ -87,25 +174,23 @@ final class KafkaResume {
     if (again > 0) {
       said.append("; ")
           .append(again)
+          .append(" record(s) after those points are in ")
+          .append(tables)
           .append(
-              " record(s) after those points are in Bronze or its quarantine already and will"
-                  + " be there twice, under the same source (Gold counts them once)");
+              " already and will be there twice, under the same source (Gold counts them once)");
     }
     System.err.println(said);
-    return points;
   }
 
   /** The offsets of {@code topic} Bronze and its quarantine hold, by partition. */
   static Map<Integer, BitSet> held(LakeTables tables, String topic) {
     String prefix = "kafka:" + topic + "/";
     Map<Integer, BitSet> held = new HashMap<>();
-    collect(tables, Lakehouse.BRONZE_IOT, Expressions.startsWith("source", prefix), prefix, held);
+    collect(tables, Lakehouse.BRONZE_IOT, Expressions.alwaysTrue(), prefix, held);
     collect(
         tables,
         Lakehouse.QUARANTINE_IOT,
-        Expressions.and(
-            Expressions.equal("stage", DeadLetter.BRONZE),
-            Expressions.startsWith("source", prefix)),
+        Expressions.equal("stage", DeadLetter.BRONZE),
         prefix,
         held);
     return held;
@@ -113,6 +198,21 @@ final class KafkaResume {
 
   private static void collect(
       LakeTables tables, String path, Expression filter, String prefix, Map<Integer, BitSet> held) {
+    sources(
+        tables,
+        path,
+        Expressions.and(filter, Expressions.startsWith("source", prefix)),
+        source -> {
+          int hash = source.lastIndexOf('#');
+          int partition = Integer.parseInt(source.substring(prefix.length(), hash));
+          long offset = Long.parseLong(source.substring(hash + 1));
+          held.computeIfAbsent(partition, k -> new BitSet()).set((int) offset);
+        });
+  }
+
+  /** Each {@code source} of the rows of table {@code path} that match {@code filter}. */
+  private static void sources(
+      LakeTables tables, String path, Expression filter, java.util.function.Consumer<String> each) {
     Catalog.Table def = Catalog.byPath(path);
     if (tables.files(def).isEmpty()) {
       return;
@@ -121,11 +221,7 @@ final class KafkaResume {
     try (CloseableIterable<Record> rows =
         IcebergGenerics.read(table).select("source").where(filter).build()) {
       for (Record r : rows) {
-        String source = (String) r.getField("source");
-        int hash = source.lastIndexOf('#');
-        int partition = Integer.parseInt(source.substring(prefix.length(), hash));
-        long offset = Long.parseLong(source.substring(hash + 1));
-        held.computeIfAbsent(partition, k -> new BitSet()).set((int) offset);
+        each.accept((String) r.getField("source"));
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the sources of " + def.name(), e);
