@@ -92,16 +92,7 @@ class KafkaStagesTest {
               to);
       // Silver beside it, in a JVM of its own on the same lakehouse (each stage locks its layer).
       Path silverLog = tmp.resolve("silver.log");
-      Process silver =
-          ChildJvm.start(
-              silverLog,
-              List.of(),
-              "silver",
-              "--inputTopic=iot-bronze",
-              "--outputTopic=iot-silver",
-              "--flushSeconds=1",
-              servers,
-              to);
+      Process silver = startSilver(silverLog, servers, to);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
       while (!java.nio.file.Files.readString(log).contains("(Kafka topic iot-raw")
           && System.nanoTime() < deadline) {
@@ -137,16 +128,7 @@ class KafkaStagesTest {
       // Silver started again resumes from what its tables hold; once it holds every record of
       // iot-bronze (a row or a dead letter each, by source), it is stopped like Ctrl-C
       // (SIGTERM): it ends its read, commits, prints its report and exits 0.
-      silver =
-          ChildJvm.start(
-              silverLog,
-              List.of(),
-              "silver",
-              "--inputTopic=iot-bronze",
-              "--outputTopic=iot-silver",
-              "--flushSeconds=1",
-              servers,
-              to);
+      silver = startSilver(silverLog, servers, to);
       // every Bronze row, and the record on iot-bronze that is none
       long silverWillHold = count(lake, "SELECT count(DISTINCT source) FROM bronze_iot_events") + 1;
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
@@ -277,6 +259,19 @@ class KafkaStagesTest {
     } catch (Exception notYet) {
       return 0;
     }
+  }
+
+  /** The Silver stage in a JVM of its own, flushing every second. */
+  private static Process startSilver(Path log, String servers, String lakehouse) throws Exception {
+    return ChildJvm.start(
+        log,
+        List.of(),
+        "silver",
+        "--inputTopic=iot-bronze",
+        "--outputTopic=iot-silver",
+        "--flushSeconds=1",
+        servers,
+        lakehouse);
   }
 
   private static FaultsTest.Outcome medallion(String... args) {
