@@ -63,13 +63,13 @@ class FaultsTest {
   @Test
   void aSecondWriterWhileARunIsGoingIsRefusedAndNothingIsLost() throws Exception {
     Path lake = tmp.resolve("lake");
-    // A live run in another JVM: 6 minutes of event time at 24x, about 15 s.
+    // A live run in another JVM: 4 minutes of event time at 24x, about 10 s.
     Process child =
         child(
             "live.log",
             "run",
             "--lakehouse=" + lake,
-            "--durationMinutes=6",
+            "--durationMinutes=4",
             "--speedup=24",
             "--runId=live");
     Path lock = lake.resolve("_catalog/_lock.bronze");

@@ -100,7 +100,7 @@ class KafkaStagesTest {
       }
       java.util.concurrent.CompletableFuture<FaultsTest.Outcome> sending =
           java.util.concurrent.CompletableFuture.supplyAsync(
-              () -> medallion("generate", "--sink=kafka", servers, "--rate=10"));
+              () -> medallion("generate", "--sink=kafka", servers, "--rate=15"));
       while (bronzeRows(lake) < 40 && System.nanoTime() < deadline) {
         Thread.sleep(200);
       }
@@ -279,7 +279,7 @@ class KafkaStagesTest {
     if (args[0].equals("generate")) {
       all.addAll(List.of(GENERATED));
     } else {
-      all.add("--idleStopSeconds=3");
+      all.add("--idleStopSeconds=2");
     }
     return FaultsTest.medallion(all.toArray(String[]::new));
   }
