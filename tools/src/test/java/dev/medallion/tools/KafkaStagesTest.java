@@ -106,8 +106,14 @@ class KafkaStagesTest {
       }
       bronze.destroyForcibly().waitFor(); // mid-flush as it may be
       long atKill = bronzeRows(lake);
-      silver.destroyForcibly().waitFor(); // and Silver too, with what it had read
+      // Silver too, once it committed some of what the killed Bronze forwarded.
+      long silverDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (silverHolds(lake) < 10 && System.nanoTime() < silverDeadline) {
+        Thread.sleep(200);
+      }
+      silver.destroyForcibly().waitFor();
       long silverAtKill = silverHolds(lake);
+      assertThat(silverAtKill).as("Silver was killed mid-run").isPositive();
       FaultsTest.Outcome sent = sending.get(120, TimeUnit.SECONDS);
       assertThat(sent.code()).as(sent.err()).isZero();
       long generated =
@@ -137,6 +143,10 @@ class KafkaStagesTest {
       assertThat(silver.waitFor(90, TimeUnit.SECONDS)).isTrue();
       String silverSaid = java.nio.file.Files.readString(silverLog);
       assertThat(silver.exitValue()).as(silverSaid).isZero();
+      assertThat(silverSaid)
+          .contains("medallion silver: resuming iot-bronze from the tables at")
+          .contains("medallion silver: stopping: the last records read are written and committed")
+          .contains("silver : ");
       String resumedAt =
           silverSaid.replaceAll("(?s).*resuming iot-bronze from the tables at ([0-9# ]+).*", "$1");
       assertThat(
@@ -145,10 +155,6 @@ class KafkaStagesTest {
                   .sum())
           .as("Silver resumed after what it held, not from the start: %s", resumedAt)
           .isPositive();
-      assertThat(silverSaid)
-          .contains("medallion silver: resuming iot-bronze from the tables at")
-          .contains("medallion silver: stopping: the last records read are written and committed")
-          .contains("silver : ");
       FaultsTest.Outcome gold = medallion("gold", "--inputTopic=iot-silver", servers, to);
       assertThat(gold.code()).as(gold.err()).isZero();
       assertThat(gold.err()).contains("(Kafka topic iot-silver on ", "group medallion-gold");
