@@ -167,6 +167,21 @@ class KafkaStagesTest {
       List<String> goldOverKafka = Runs.currentGold(lake);
       assertThat(goldOverKafka).hasSizeGreaterThan(20);
       assertThat(goldOverKafka).containsExactlyElementsOf(Runs.currentGold(allInOne));
+      // The same Gold stage on the SparkRunner (local[2]), reading the same records of
+      // iot-silver as a bounded read (a Spark streaming job does not end by itself yet).
+      Path onSpark = tmp.resolve("spark");
+      FaultsTest.Outcome spark =
+          FaultsTest.medallion(
+              "gold",
+              "--runner=SparkRunner",
+              "--sparkMaster=local[2]",
+              "--inputTopic=iot-silver",
+              "--maxRecords=" + records(broker, "iot-silver"),
+              "--consumerGroup=gold-on-spark",
+              servers,
+              "--lakehouse=" + onSpark);
+      assertThat(spark.code()).as(spark.err()).isZero();
+      assertThat(Runs.currentGold(onSpark)).containsExactlyElementsOf(goldOverKafka);
       assertThat(
               count(
                   lake,
