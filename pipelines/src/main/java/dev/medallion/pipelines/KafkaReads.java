@@ -1,7 +1,13 @@
 package dev.medallion.pipelines;
 
 import java.util.Map;
+import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.io.kafka.KafkaIO;
+import org.apache.beam.sdk.io.kafka.KafkaRecord;
+import org.apache.beam.sdk.io.kafka.KafkaSources;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.values.PBegin;
+import org.apache.beam.sdk.values.PCollection;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.joda.time.Duration;
@@ -19,29 +25,43 @@ final class KafkaReads {
     return o.getConsumerGroup().isEmpty() ? "medallion-" + stage : o.getConsumerGroup();
   }
 
-  static KafkaIO.Read<byte[], byte[]> of(KafkaOptions o, String stage) {
+  /** Records a reader hands on together (see {@link ReadInBatches}). */
+  static final int BATCH = 1000;
+
+  /**
+   * The records of {@code --inputTopic}: a bounded read of {@code --maxRecords} through KafkaIO
+   * itself, else its unbounded source read in batches of what is at hand ({@link ReadInBatches}).
+   */
+  static PTransform<PBegin, PCollection<KafkaRecord<byte[], byte[]>>> of(
+      KafkaOptions o, String stage) {
+    KafkaIO.Read<byte[], byte[]> read = configured(o, stage);
+    if (o.getMaxRecords() > 0) {
+      return read.withMaxNumRecords(o.getMaxRecords());
+    }
+    return ReadInBatches.of(KafkaSources.of(read), BATCH);
+  }
+
+  private static KafkaIO.Read<byte[], byte[]> configured(KafkaOptions o, String stage) {
     if (o.getDisorderSeconds() < 0 || o.getIdleStopSeconds() < 0) {
       throw new IllegalArgumentException(
           "--disorderSeconds and --idleStopSeconds must be 0 or more");
     }
-    KafkaIO.Read<byte[], byte[]> read =
-        KafkaIO.<byte[], byte[]>read()
-            .withBootstrapServers(o.getBootstrapServers())
-            .withTopic(o.getInputTopic())
-            .withKeyDeserializer(ByteArrayDeserializer.class)
-            .withValueDeserializer(ByteArrayDeserializer.class)
-            .withConsumerConfigUpdates(
-                Map.of(
-                    ConsumerConfig.GROUP_ID_CONFIG,
-                    group(o, stage),
-                    ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-                    "earliest"))
-            .withTimestampPolicyFactory(
-                ArrivalWatermark.factory(
-                    Duration.standardSeconds(o.getDisorderSeconds()),
-                    Duration.standardSeconds(o.getIdleStopSeconds())))
-            .commitOffsetsInFinalize();
-    return o.getMaxRecords() > 0 ? read.withMaxNumRecords(o.getMaxRecords()) : read;
+    return KafkaIO.<byte[], byte[]>read()
+        .withBootstrapServers(o.getBootstrapServers())
+        .withTopic(o.getInputTopic())
+        .withKeyDeserializerAndCoder(ByteArrayDeserializer.class, ByteArrayCoder.of())
+        .withValueDeserializerAndCoder(ByteArrayDeserializer.class, ByteArrayCoder.of())
+        .withConsumerConfigUpdates(
+            Map.of(
+                ConsumerConfig.GROUP_ID_CONFIG,
+                group(o, stage),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest"))
+        .withTimestampPolicyFactory(
+            ArrivalWatermark.factory(
+                Duration.standardSeconds(o.getDisorderSeconds()),
+                Duration.standardSeconds(o.getIdleStopSeconds())))
+        .commitOffsetsInFinalize();
   }
 
   /** {@code kafka:<topic>/<partition>#<offset>}, the source id of a record. */

@@ -36,8 +36,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * to the group: for Bronze the record's own offset ({@code source} {@code
  * kafka:<topic>/<partition>#<offset>}); for Silver the Bronze row the record carries (its {@code
  * source}), found by reading the topic from its start. Records after that point which the tables
- * already hold are read again: the stage then holds them twice, under the same {@code source}
- * (said at the start and visible in the table), and Gold counts them once.
+ * already hold are read again: the stage then holds them twice, under the same {@code source} (said
+ * at the start and visible in the table), and Gold counts them once.
  */
 final class KafkaResume {
   private KafkaResume() {}
