@@ -20,9 +20,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  */
 public final class Progress {
   /** Records a stage read from Kafka, and records it forwarded to the next stage's topic. */
-  static final String KAFKA_IN = "kafka_records_in";
+  public static final String KAFKA_IN = "kafka_records_in";
 
-  static final String KAFKA_OUT = "kafka_records_out";
+  public static final String KAFKA_OUT = "kafka_records_out";
 
   private final Thread thread;
   private final @Nullable KafkaLag lag;

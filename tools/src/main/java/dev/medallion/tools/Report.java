@@ -74,6 +74,18 @@ final class Report {
     Map<String, Long> c = new TreeMap<>(Progress.counters(result));
     long bronzeIn = c.getOrDefault("bronze_accepted", 0L) + c.getOrDefault("bronze_rejected", 0L);
     System.out.println("state: " + result.getState());
+    if (!options.getInputTopic().isEmpty()) {
+      System.out.printf(
+          "kafka  : %d records read from %s%s%n",
+          c.getOrDefault(Progress.KAFKA_IN, 0L),
+          options.getInputTopic(),
+          options.getOutputTopic().isEmpty()
+              ? ""
+              : ", "
+                  + c.getOrDefault(Progress.KAFKA_OUT, 0L)
+                  + " forwarded to "
+                  + options.getOutputTopic());
+    }
     if (stage == IotJob.Stage.ALL || stage == IotJob.Stage.BRONZE) {
       System.out.printf(
           "bronze : %d lines read = %d kept + %d dead letters%n",

@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# The streaming benchmark: generator -> Kafka -> Bronze -> Silver -> Gold, each stage its own
+# process (the four-terminal run), against the broker of the repository.
+#
+#   bench/streaming.sh [--events=100000] [--devices=500] [--minutes=3] [--runners=direct,spark]
+#                      [--heap=2g] [--no-build]
+#
+# backlog: the generator first writes --events readings and heartbeats to iot-raw at full speed;
+#   then the three stages start together and each reads the topic the stage before it fills.
+#   Per stage: records read, and records/s over the seconds it was reading (its progress line);
+#   end to end: events / (last Gold row written - first Bronze row ingested), from the tables.
+#   On Spark (local[2]) a Kafka stage is a bounded read (--maxRecords, the records the stage before
+#   it forwarded), so the stages run one after the other and their rate is records / wall time, start-up
+#   included; its Gold is checked equal to the DirectRunner's.
+# live (DirectRunner): the stages run first; then the generator sends --devices devices' readings
+#   and heartbeats for --minutes at real time (about 0.27 lines/s per device) with event time =
+#   now, so each record's received_at is when it was sent. Latency of an event = the first Gold
+#   device_minute row of its device and minute written after it arrived - its received_at
+#   (p50, p99, max, from the tables); the bound the performance issue sets is the window (60 s) +
+#   the allowed lateness (120 s) + 5 s.
+# Every figure is appended to bench/results/streaming.csv and the README's streaming table is
+# redrawn from the newest run there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+events=100000
+devices=500
+minutes=3
+runners=direct,spark
+heap=2g
+build=1
+for arg in "$@"; do
+  case $arg in
+    --events=*) events=${arg#*=} ;;
+    --devices=*) devices=${arg#*=} ;;
+    --minutes=*) minutes=${arg#*=} ;;
+    --runners=*) runners=${arg#*=} ;;
+    --heap=*) heap=${arg#*=} ;;
+    --no-build) build=0 ;;
+    *) echo "bench/streaming.sh: unknown argument $arg (see the comment at the top of the script)" >&2; exit 2 ;;
+  esac
+done
+if [[ $build == 1 ]]; then
+  mvn -B -q -DskipTests package
+fi
+results=$root/bench/results
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -TERM "$p" 2> /dev/null || true; done
+  wait 2> /dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+mkdir -p "$results" "$work/classes"
+duckdb=$(tr ':' '\n' < tools/target/classpath.txt | grep duckdb_jdbc | head -n 1)
+kafka_cp=$(tr ':' '\n' < tools/target/classpath.txt | grep -E '/(kafka-clients|slf4j-api)-' | paste -sd:)
+javac -nowarn -d "$work/classes" -cp "$duckdb:$kafka_cp" bench/RunSql.java bench/TopicSize.java
+sql() { java -cp "$duckdb:$work/classes" RunSql "$@"; }
+topic_size() { java -cp "$kafka_cp:$work/classes" TopicSize "$bootstrap" "$1" 2> /dev/null; }
+m=(env MEDALLION_JAVA_OPTS="-Xmx$heap" ./medallion)
+
+run_id=$(date -u +%Y%m%dT%H%M%SZ)
+commit=$(git rev-parse --short HEAD 2> /dev/null || echo unknown)
+[[ -n $(git status --porcelain -- pipelines transforms tools generator 2> /dev/null) ]] && commit="$commit+dirty"
+csv=$results/streaming.csv
+[[ -f $csv ]] || echo "run_id,date,commit,phase,runner,stage,events,seconds,events_per_s,wall_s,cpu_s,peak_rss_mb,p50_s,p99_s,max_s" > "$csv"
+# row PHASE RUNNER STAGE EVENTS SECONDS RATE WALL CPU RSS P50 P99 MAX
+row() {
+  local IFS=,
+  echo "$run_id,$(date -u +%F),$commit,$*" >> "$csv"
+  printf '  %-8s %-7s %-10s %9s events %8s s %9s /s | wall %6s s CPU %6s s %6s MB | latency p50 %s p99 %s max %s\n' "$@" >&2
+}
+
+# The broker, on free ports, in a folder of its own.
+# start_broker [PARTITIONS]
+start_broker() {
+  rm -rf "$work/kafka"
+  ./medallion kafka --dir="$work/kafka" --port=0 --controllerPort=0 --partitions="${1:-4}" > "$work/kafka.log" 2>&1 &
+  broker_pid=$!
+  pids+=("$broker_pid")
+  for _ in $(seq 120); do
+    grep -q "running;" "$work/kafka.log" && break
+    sleep 1
+  done
+  bootstrap=$(sed -n 's/.*broker on \([0-9.:]*\) .*/\1/p' "$work/kafka.log" | head -n 1)
+  [[ -n $bootstrap ]] || { cat "$work/kafka.log" >&2; echo "bench/streaming.sh: the broker did not start" >&2; exit 1; }
+}
+stop_broker() {
+  kill -TERM "$broker_pid" 2> /dev/null || true
+  wait "$broker_pid" 2> /dev/null || true
+}
+
+# stage NAME LAKEHOUSE FLAGS...: runs one stage in the background, timed; its output in $work/NAME.*
+stage() {
+  local name=$1 lake=$2
+  shift 2
+  /usr/bin/time -f "%e %U %S %M" -o "$work/$name.time" "${m[@]}" "$name" --bootstrapServers="$bootstrap" \
+    --lakehouse="$lake" --generatorDevices="$devices" "$@" > "$work/$name.out" 2> "$work/$name.err" &
+  pids+=($!)
+  eval "${name}_pid=$!"
+}
+# active NAME: the seconds the stage was reading, from its progress line (first to last second
+# with records in)
+active() {
+  tr '\r' '\n' < "$work/$1.err" | sed -n 's/^ *\[ *\([0-9]*\)s\] in *\([0-9]*\) rec\/s.*/\1 \2/p' |
+    awk '$2 > 0 { if (first == "") first = $1; last = $1 } END { print (first == "" ? 0 : last - first + 1) }'
+}
+# read_by NAME: the records the stage read, from its end report
+read_by() { sed -n 's/^kafka  : \([0-9]*\) records read.*/\1/p' "$work/$1.out"; }
+per_s() { awk -v n="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.0f", n / s }'; }
+# measured NAME: "wall cpu rss" of a finished stage
+measured() {
+  awk '{ printf "%.1f %.1f %.0f\n", $1, $2 + $3, $4 / 1024 }' "$work/$1.time"
+}
+waitfor() {
+  local code=0
+  wait "$1" || code=$?
+  if [[ $code != 0 ]]; then
+    echo "bench/streaming.sh: a stage failed (exit $code):" >&2
+    tail -n 5 "$work"/*.out >&2
+    exit 1
+  fi
+}
+
+backlog() {
+  echo "backlog: $events events to iot-raw at full speed${1:+ ($1)}" >&2
+  "${m[@]}" generate --sink=kafka --bootstrapServers="$bootstrap" --generatorDevices="$devices" \
+    --durationMinutes=100000 --speedup=1000000000 --count="$events" --malformedRate=0.01 \
+    --duplicateRate=0.02 --lateRate=0.02 --outOfRangeRate=0.01 > /dev/null 2> "$work/generate.err"
+}
+direct_lake=$work/lake-direct
+gold_idle=30
+if [[ ,$runners, == *,direct,* ]]; then
+  start_broker
+  backlog
+  stage bronze "$direct_lake" --inputTopic=iot-raw --outputTopic=iot-bronze --idleStopSeconds=15
+  stage silver "$direct_lake" --inputTopic=iot-bronze --outputTopic=iot-silver --idleStopSeconds=30
+  stage gold "$direct_lake" --inputTopic=iot-silver --idleStopSeconds=$gold_idle
+  waitfor "$bronze_pid"; waitfor "$silver_pid"; waitfor "$gold_pid"
+  for s in bronze silver gold; do
+    n=$(read_by $s)
+    secs=$(active $s)
+    read -r wall cpu rss < <(measured $s)
+    row backlog direct $s "$n" "$secs" "$(per_s "$n" "$secs")" "$wall" "$cpu" "$rss" "" "" ""
+  done
+  stop_broker
+  # The last windows fire when Gold has been idle for $gold_idle s: that wait is not work.
+  span=$(sql /dev/stdin lake="$direct_lake" idle="$gold_idle" <<'SQL'
+SELECT round((epoch_ms((SELECT max(written_at) FROM read_parquet('${lake}/gold/device_minute/**/*.parquet')))
+      - epoch_ms((SELECT min(ingest_ts) FROM read_parquet('${lake}/bronze/iot_events/**/*.parquet')))) / 1000.0
+      - ${idle}, 1);
+SQL
+)
+  row backlog direct end-to-end "$events" "$span" "$(per_s "$events" "$span")" "" "" "" "" "" ""
+fi
+if [[ ,$runners, == *,spark,* ]]; then
+  # One partition per topic: a bounded Kafka read on Spark splits --maxRecords evenly over its
+  # splits, and a split whose partitions hold fewer records waits for more (seen with 4).
+  start_broker 1
+  backlog "one partition, for Spark"
+  spark_lake=$work/lake-spark
+  spark=(--runner=SparkRunner --sparkMaster='local[2]' --consumerGroup=bench-spark)
+  stage bronze "$spark_lake" "${spark[@]}" --inputTopic=iot-raw --outputTopic=iot-bronze --maxRecords="$events"
+  waitfor "$bronze_pid"
+  n_bronze=$(topic_size iot-bronze)
+  stage silver "$spark_lake" "${spark[@]}" --inputTopic=iot-bronze --outputTopic=iot-silver --maxRecords="$n_bronze"
+  waitfor "$silver_pid"
+  n_silver=$(topic_size iot-silver)
+  stage gold "$spark_lake" "${spark[@]}" --inputTopic=iot-silver --maxRecords="$n_silver"
+  waitfor "$gold_pid"
+  for s in bronze silver gold; do
+    case $s in bronze) n=$events ;; silver) n=$n_bronze ;; gold) n=$n_silver ;; esac
+    read -r wall cpu rss < <(measured $s)
+    row backlog spark $s "$n" "$wall" "$(per_s "$n" "$wall")" "$wall" "$cpu" "$rss" "" "" ""
+  done
+  if [[ -d $direct_lake/gold ]]; then
+    a=$(sql bench/gold-current-equal.sql a="$direct_lake" b="$spark_lake" 2> /dev/null || true)
+    if [[ $a =~ ^0[[:space:]]0[[:space:]]0[[:space:]]0 ]]; then echo "  Gold on Spark equals Gold on the DirectRunner" >&2
+    else echo "  Gold on Spark DIFFERS from the DirectRunner's: ${a//$'\t'/ }" >&2; exit 1; fi
+  fi
+  stop_broker
+fi
+
+if [[ ,$runners, == *,direct,* ]]; then
+  rate=$(awk -v d="$devices" 'BEGIN { printf "%.0f", d * 16 / 60 }')
+  echo "live: $devices devices for $minutes minutes at real time (about $rate lines/s)" >&2
+  start_broker
+  live_lake=$work/lake-live
+  stage bronze "$live_lake" --inputTopic=iot-raw --outputTopic=iot-bronze --idleStopSeconds=20
+  stage silver "$live_lake" --inputTopic=iot-bronze --outputTopic=iot-silver --idleStopSeconds=20
+  stage gold "$live_lake" --inputTopic=iot-silver --idleStopSeconds=20
+  for s in bronze silver gold; do
+    for _ in $(seq 120); do grep -q "medallion $s: run " "$work/$s.err" && break; sleep 1; done
+  done
+  "${m[@]}" generate --sink=kafka --bootstrapServers="$bootstrap" --generatorDevices="$devices" \
+    --durationMinutes="$minutes" --speedup=1 --start="$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+    --malformedRate=0.01 --duplicateRate=0.02 --outOfRangeRate=0.01 > /dev/null 2> "$work/generate.err"
+  waitfor "$bronze_pid"; waitfor "$silver_pid"; waitfor "$gold_pid"
+  sent=$(sed -n 's/^generated \([0-9]*\) lines.*/\1/p' "$work/generate.err")
+  read -r n p50 p99 max < <(sql /dev/stdin lake="$live_lake" <<'SQL'
+WITH e AS (
+  SELECT row_number() OVER () AS id, device_id, time_bucket(INTERVAL 1 minute, event_ts) AS w, received_at
+  FROM read_parquet('${lake}/silver/sensor_readings/**/*.parquet')),
+g AS (SELECT device_id, window_start AS w, written_at FROM read_parquet('${lake}/gold/device_minute/**/*.parquet')),
+l AS (
+  SELECT e.id, (epoch_ms(min(g.written_at)) - epoch_ms(min(e.received_at))) / 1000.0 AS s
+  FROM e JOIN g ON e.device_id = g.device_id AND e.w = g.w AND g.written_at >= e.received_at
+  GROUP BY e.id)
+SELECT count(*), round(quantile_cont(s, 0.5), 1), round(quantile_cont(s, 0.99), 1), round(max(s), 1) FROM l;
+SQL
+)
+  for s in bronze silver gold; do
+    read -r wall cpu rss < <(measured $s)
+    row live direct $s "$(read_by $s)" "" "" "$wall" "$cpu" "$rss" "" "" ""
+  done
+  row live direct latency "$n" "$((minutes * 60))" "$(per_s "$sent" "$((minutes * 60))")" "" "" "" "$p50" "$p99" "$max"
+  stop_broker
+fi
+
+# The README's streaming table, from this run's rows.
+table=$work/table.md
+{
+  echo "| phase | runner | stage | events | seconds | events/s | wall | CPU | peak RSS | latency p50 / p99 / max | date, commit |"
+  echo "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|"
+  awk -F, -v id="$run_id" '$1 == id {
+    lat = ($13 == "") ? "" : $13 " s / " $14 " s / " $15 " s"
+    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s %s |\n", $4, $5, $6, $7, $8, $9, ($10 == "" ? "" : $10 " s"), ($11 == "" ? "" : $11 " s"), ($12 == "" ? "" : $12 " MB"), lat, $2, $3
+  }' "$csv"
+} > "$table"
+awk -v t="$table" '
+  /<!-- streaming:start -->/ { print; while ((getline line < t) > 0) print line; skip = 1; next }
+  /<!-- streaming:end -->/ { skip = 0 }
+  !skip { print }' README.md > "$work/README.md"
+cp "$work/README.md" README.md
+echo "appended to bench/results/streaming.csv; redrew the README's streaming table" >&2
