@@ -122,6 +122,13 @@ final class Report {
               + (read > 0 && c.getOrDefault("silver_accepted", 0L) == 0
                   ? " (every record was rejected before; see the reasons above)"
                   : ""));
+    } else if ((stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD) && !withDuckDb()) {
+      System.out.println(
+          "(the Spark job jar carries no DuckDB: read Gold with ./medallion query --lakehouse="
+              + options.getLakehouse()
+              + " \"SELECT * FROM "
+              + LakeSql.DEVICE_MINUTE_CURRENT
+              + "\")");
     } else if ((stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD)
         && !options.getLakehouse().startsWith("s3://")) {
       try (LakeSql sql = new LakeSql(LakeTables.Config.of(options))) {
@@ -141,6 +148,16 @@ final class Report {
     }
     return rejections(
         c, Progress.examples(result), List.of("bronze", "silver", "gold"), read, options);
+  }
+
+  /** Whether DuckDB is on the classpath: not in the Spark job jar (spark-job). */
+  private static boolean withDuckDb() {
+    try {
+      Class.forName("org.duckdb.DuckDBDriver", false, Report.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException e) {
+      return false;
+    }
   }
 
   /**
