@@ -2,9 +2,15 @@
 # 3.5 installation would provide it (spark-dist/target/spark-classpath.txt), and the JVM flags it
 # needs on Java 17, so nobody types them.
 spark_classpath_file=$root/spark-dist/target/spark-classpath.txt
-if [[ ! -f $spark_classpath_file ]]; then
-  echo "spark: not built yet; build it once with: mvn -B -q -DskipTests package" >&2
-  exit 2
+spark_job_jar=$root/spark-job/target/medallion-spark-job.jar
+# The README's main command (mvn … package exec:java) ends in the tools module, where the main job
+# runs, before Maven reaches these two modules; a full `mvn package` or `mvn verify` builds them.
+if [[ ! -f $spark_classpath_file || ! -f $spark_job_jar ]]; then
+  echo "spark: building Spark's classpath and the job jar once (mvn -B -q -DskipTests package -pl spark-dist,spark-job -am; a minute or two)" >&2
+  (cd "$root" && mvn -B -q -DskipTests package -pl spark-dist,spark-job -am) >&2 || {
+    echo "spark: the build failed (see above)" >&2
+    exit 1
+  }
 fi
 spark_cp=$(< "$spark_classpath_file")
 # A Spark home without jars of its own: the workers start executors on SPARK_DIST_CLASSPATH (Spark's

@@ -28,11 +28,7 @@ if [[ $# -eq 0 ]]; then
 fi
 # shellcheck source=runners-config/spark-env.sh
 source "$root/runners-config/spark-env.sh"
-jar=$root/spark-job/target/medallion-spark-job.jar
-if [[ ! -f $jar ]]; then
-  echo "spark-submit: the job jar is not built yet; build it once with: mvn -B -q -DskipTests package" >&2
-  exit 2
-fi
+jar=$spark_job_jar
 command=$1
 shift
 # shellcheck disable=SC2086 # MEDALLION_JAVA_OPTS holds several flags, as for ./medallion
