@@ -48,11 +48,26 @@ public final class Progress {
     Progress progress = new Progress(result, lag);
     progress.thread.start();
     try {
+      if (SparkStreamingEnd.applies(result)) {
+        return SparkStreamingEnd.await(result, settle(pipeline));
+      }
       result.waitUntilFinish();
       return result;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     } finally {
       progress.stop();
     }
+  }
+
+  /**
+   * How long a Spark streaming job runs on after its sources ended: two flushes of the table
+   * writers ({@code --flushSeconds}) and two seconds more, so the last files are written and
+   * committed.
+   */
+  private static org.joda.time.Duration settle(Pipeline pipeline) {
+    IotOptions o = pipeline.getOptions().as(IotOptions.class);
+    return org.joda.time.Duration.standardSeconds(2L * o.getFlushSeconds() + 2);
   }
 
   private void stop() {

@@ -9,6 +9,7 @@ import dev.medallion.pipelines.IotOptions;
 import java.io.BufferedWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -16,8 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The live run (generator source, event time accelerated, windows firing as the watermark moves)
- * and a replay of the very same lines from a file give the same Gold for on-time data; and the late
- * knob produces both late-but-allowed updates and too-late dead letters, all accounted for.
+ * and a replay of the very same lines from a file give the same Gold for on-time data, and so does
+ * the live run on Spark, where it is a streaming job that ends by itself; and the late knob
+ * produces both late-but-allowed updates and too-late dead letters, all accounted for.
  */
 class LiveAndReplayTest {
   @TempDir Path tmp;
@@ -49,6 +51,23 @@ class LiveAndReplayTest {
     assertThat(liveGold).hasSizeGreaterThan(40);
     assertThat(liveGold).containsExactlyElementsOf(Runs.currentGold(replay));
     assertThat(Validate.validate(live.toString(), null)).allMatch(Validate.Check::passed);
+
+    // The same live run on Spark local[2], a streaming job there: it ends by itself once the
+    // generator is done, with its last windows written and its report printed.
+    Path spark = tmp.resolve("spark");
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "run",
+                "--runner=SparkRunner",
+                "--sparkMaster=local[2]",
+                "--devices=" + Runs.DEVICES,
+                "--lakehouse=" + spark));
+    args.addAll(List.of(generator));
+    FaultsTest.Outcome onSpark = FaultsTest.medallion(args.toArray(String[]::new));
+    assertThat(onSpark.code()).as(onSpark.err()).isZero();
+    assertThat(onSpark.out()).contains("state: DONE").contains("gold   :");
+    assertThat(Runs.currentGold(spark)).containsExactlyElementsOf(liveGold);
   }
 
   @Test

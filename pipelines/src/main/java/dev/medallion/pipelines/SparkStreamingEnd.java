@@ -1,0 +1,152 @@
+package dev.medallion.pipelines;
+
+import dev.medallion.core.Failures;
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.util.Map;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.MetricResults;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * Ends a Spark streaming job once its input is done. Spark's streaming context runs until it is
+ * stopped, even after every source has said it has nothing more (the generator after {@code
+ * --durationMinutes}, a Kafka stage at {@code --idleStopSeconds} or on Ctrl-C): each of them then
+ * reports the end-of-time watermark. The driver sees the sources' watermarks (the Spark runner's
+ * {@code GlobalWatermarkHolder}); once all of them are at the end of time, a few more micro-batches
+ * fire the last windows and flush and commit the last files, and then the job is stopped gracefully
+ * (Spark finishes the batch in flight). Such a job has ended as a job that read all its input:
+ * {@link PipelineResult.State#DONE}.
+ *
+ * <p>The Spark runner is a runtime dependency of this module (the pipelines compile without it), so
+ * its watermark holder is reached by reflection.
+ */
+final class SparkStreamingEnd {
+  /** Micro-batches completed after the sources ended, before the job is stopped. */
+  static final int SETTLE_BATCHES = 4;
+
+  private SparkStreamingEnd() {}
+
+  private static final String HOLDER = "org.apache.beam.runners.spark.util.GlobalWatermarkHolder";
+
+  /** Whether {@code result} is a Spark streaming job's. */
+  static boolean applies(PipelineResult result) {
+    return result
+        .getClass()
+        .getName()
+        .startsWith("org.apache.beam.runners.spark.SparkPipelineResult$Streaming");
+  }
+
+  /** Waits for the end of the sources, lets the last batches run, and stops the job. */
+  static PipelineResult await(PipelineResult result, Duration settle) throws IOException {
+    long endedAtBatch = -1;
+    int batchesSince = 0;
+    long lastBatch = -1;
+    long endedAtNanos = 0;
+    while (true) {
+      PipelineResult.State state = result.waitUntilFinish(Duration.standardSeconds(1));
+      if (state != null && state.isTerminal()) {
+        return result;
+      }
+      long batch = lastBatchTime();
+      if (endedAtBatch < 0) {
+        if (sourcesEnded()) {
+          endedAtBatch = batch;
+          lastBatch = batch;
+          endedAtNanos = System.nanoTime();
+        }
+        continue;
+      }
+      if (batch != lastBatch) {
+        batchesSince++;
+        lastBatch = batch;
+      }
+      boolean settled = System.nanoTime() - endedAtNanos >= settle.getMillis() * 1_000_000L;
+      if (batchesSince >= SETTLE_BATCHES && settled) {
+        try {
+          result.cancel(); // a graceful stop of the streaming context
+        } catch (RuntimeException e) {
+          // Stopping interrupts the context's idle threads (the Kafka consumers' polls, …), and
+          // Spark hands back what they threw. The input was read and the last batches done.
+          System.err.println(
+              "\nspark: the streaming context said, stopping after its input ended: "
+                  + Failures.oneLine(e));
+        }
+        return new Ended(result);
+      }
+    }
+  }
+
+  /** The time of the last micro-batch whose watermarks the runner took in. */
+  private static long lastBatchTime() {
+    try {
+      return (Long) Class.forName(HOLDER).getMethod("getLastWatermarkedBatchTime").invoke(null);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("the Spark runner's watermark holder changed", e);
+    }
+  }
+
+  /** Whether every source of the job reports the end-of-time watermark. */
+  private static boolean sourcesEnded() {
+    Map<?, ?> watermarks;
+    Method high;
+    try {
+      watermarks =
+          (Map<?, ?>) Class.forName(HOLDER).getMethod("get", Long.class).invoke(null, (Long) null);
+      high = Class.forName(HOLDER + "$SparkWatermarks").getMethod("getHighWatermark");
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      return false; // not reported yet
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("the Spark runner's watermark holder changed", e);
+    }
+    if (watermarks == null || watermarks.isEmpty()) {
+      return false;
+    }
+    for (Object w : watermarks.values()) {
+      try {
+        if (((Instant) high.invoke(w)).isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
+          return false;
+        }
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("the Spark runner's watermark holder changed", e);
+      }
+    }
+    return true;
+  }
+
+  /** A job stopped after it read all its input: done, with the metrics it counted. */
+  private static final class Ended implements PipelineResult {
+    private final PipelineResult stopped;
+
+    Ended(PipelineResult stopped) {
+      this.stopped = stopped;
+    }
+
+    @Override
+    public State getState() {
+      return State.DONE;
+    }
+
+    @Override
+    public State cancel() {
+      return State.DONE;
+    }
+
+    @Override
+    public State waitUntilFinish(Duration duration) {
+      return State.DONE;
+    }
+
+    @Override
+    public State waitUntilFinish() {
+      return State.DONE;
+    }
+
+    @Override
+    public MetricResults metrics() {
+      return stopped.metrics();
+    }
+  }
+}
