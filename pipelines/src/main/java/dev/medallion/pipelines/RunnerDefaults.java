@@ -1,5 +1,6 @@
 package dev.medallion.pipelines;
 
+import dev.medallion.lakehouse.LakehouseOptions;
 import dev.medallion.lakehouse.S3Support;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -8,6 +9,7 @@ import java.util.Properties;
 import org.apache.beam.sdk.io.FileSystems;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.options.StreamingOptions;
 
 /**
  * Defaults the command line gives the DirectRunner unless the user set them: its immutability and
@@ -29,10 +31,27 @@ public final class RunnerDefaults {
     S3Support.register();
     T options = PipelineOptionsFactory.fromArgs(apply(args)).withValidation().as(type);
     if (options.getRunner().getSimpleName().equals("SparkRunner")) {
+      refuseStreamingFileReads(options, type);
       sparkConf(Runtime.getRuntime().maxMemory(), System.getProperties());
     }
     FileSystems.setDefaultPipelineOptions(options);
     return options;
+  }
+
+  /**
+   * Spark's streaming mode runs only the legacy unbounded sources (the generator, Kafka): it cannot
+   * translate the splittable reads of input files, and failed deep in the runner ("Not expected to
+   * directly translate splittable DoFn"). A replay of files needs no streaming mode.
+   */
+  private static void refuseStreamingFileReads(PipelineOptions options, Class<?> type) {
+    if (options.as(StreamingOptions.class).isStreaming()
+        && LakehouseOptions.class.isAssignableFrom(type)
+        && !options.as(LakehouseOptions.class).getInput().isEmpty()) {
+      throw new IllegalArgumentException(
+          "--streaming=true on the SparkRunner reads only the generator or a Kafka topic"
+              + " (--inputTopic), not --input files: a replay of files runs in batch, so leave"
+              + " --streaming out");
+    }
   }
 
   private static final List<String> DIRECT =

@@ -1,6 +1,7 @@
 package dev.medallion.pipelines;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
 import dev.medallion.core.ReadNdjsonLines;
@@ -87,5 +88,18 @@ class RunnerDefaultsTest {
                 .as(LakehouseOptions.class)
                 .getMaxReadParts())
         .isEqualTo(8);
+  }
+
+  @Test
+  void streamingOnSparkOverInputFilesIsRefusedWithTheReason() {
+    assertThatThrownBy(
+            () ->
+                RunnerDefaults.options(
+                    new String[] {
+                      "--runner=SparkRunner", "--streaming=true", "--input=events.ndjson"
+                    },
+                    IotOptions.class))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not --input files");
   }
 }

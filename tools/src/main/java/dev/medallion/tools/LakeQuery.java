@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
@@ -83,7 +82,7 @@ public final class LakeQuery implements AutoCloseable {
     this.remote = ObjectCache.isRemote(lakehouse);
     this.cache = new ObjectCache(this.lakehouse, cacheRoot);
     this.skeleton = Files.createTempDirectory("medallion-skeleton");
-    this.connection = DriverManager.getConnection("jdbc:duckdb:");
+    this.connection = LakeSql.duckDb();
     execute("SET TimeZone = 'UTC'");
     // The files of each table's current snapshot, planned once: the whole query reads one state.
     try (LakeTables lake = LakeTables.open(LakeTables.Config.of(this.lakehouse))) {

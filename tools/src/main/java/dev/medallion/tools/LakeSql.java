@@ -89,7 +89,7 @@ public final class LakeSql implements AutoCloseable {
   private LakeSql(State state) throws SQLException {
     Map<String, List<String>> files = state.files();
     declared = state.declared();
-    connection = DriverManager.getConnection("jdbc:duckdb:");
+    connection = duckDb();
     execute("SET TimeZone = 'UTC'");
     for (Catalog.Table table : Catalog.TABLES) {
       List<String> list = files.getOrDefault(table.name(), List.of());
@@ -261,5 +261,20 @@ public final class LakeSql implements AutoCloseable {
   @Override
   public void close() throws SQLException {
     connection.close();
+  }
+
+  /**
+   * An in-memory DuckDB. The Spark job jar (spark-job) leaves DuckDB out: there a command that
+   * needs it says so, instead of JDBC's "No suitable driver".
+   */
+  static Connection duckDb() throws SQLException {
+    try {
+      Class.forName("org.duckdb.DuckDBDriver");
+    } catch (ClassNotFoundException e) {
+      throw new SQLException(
+          "DuckDB is not in the Spark job jar, which carries only what the pipelines need:"
+              + " run this command with ./medallion");
+    }
+    return DriverManager.getConnection("jdbc:duckdb:");
   }
 }

@@ -118,6 +118,9 @@ public final class Medallion implements Runnable {
     try {
       return commandLine().execute(all.toArray(String[]::new));
     } catch (NoClassDefFoundError e) {
+      if (!fromTheJobJar()) {
+        throw e;
+      }
       // The bundled job jar (spark-job) leaves out what only the command-line tools use.
       System.err.println(
           "medallion: "
@@ -128,6 +131,12 @@ public final class Medallion implements Runnable {
               + " run it with ./medallion");
       return 1;
     }
+  }
+
+  /** Whether this runs from the Spark job jar (spark-job/target/medallion-spark-job.jar). */
+  private static boolean fromTheJobJar() {
+    java.security.CodeSource code = Medallion.class.getProtectionDomain().getCodeSource();
+    return code != null && code.getLocation().getPath().endsWith("medallion-spark-job.jar");
   }
 
   /** A job or check that failed: one line; 2 for a bad value, else 1. */
