@@ -1,6 +1,8 @@
 package dev.medallion.pipelines;
 
 import dev.medallion.core.Rejections;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -13,6 +15,7 @@ import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.metrics.StringSetResult;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
 
 /**
  * A live progress line on stderr, from Beam metrics once a second: events per second into Bronze
@@ -53,8 +56,8 @@ public final class Progress {
       }
       result.waitUntilFinish();
       return result;
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     } finally {
       progress.stop();
     }
@@ -65,9 +68,9 @@ public final class Progress {
    * writers ({@code --flushSeconds}) and two seconds more, so the last files are written and
    * committed.
    */
-  private static org.joda.time.Duration settle(Pipeline pipeline) {
+  private static Duration settle(Pipeline pipeline) {
     IotOptions o = pipeline.getOptions().as(IotOptions.class);
-    return org.joda.time.Duration.standardSeconds(2L * o.getFlushSeconds() + 2);
+    return Duration.standardSeconds(2L * o.getFlushSeconds() + 2);
   }
 
   private void stop() {

@@ -41,7 +41,7 @@ final class SparkStreamingEnd {
 
   /** Waits for the end of the sources, lets the last batches run, and stops the job. */
   static PipelineResult await(PipelineResult result, Duration settle) throws IOException {
-    long endedAtBatch = -1;
+    boolean ended = false;
     int batchesSince = 0;
     long lastBatch = -1;
     long endedAtNanos = 0;
@@ -51,9 +51,9 @@ final class SparkStreamingEnd {
         return result;
       }
       long batch = lastBatchTime();
-      if (endedAtBatch < 0) {
+      if (!ended) {
         if (sourcesEnded()) {
-          endedAtBatch = batch;
+          ended = true;
           lastBatch = batch;
           endedAtNanos = System.nanoTime();
         }

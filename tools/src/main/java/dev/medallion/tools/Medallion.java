@@ -115,28 +115,7 @@ public final class Medallion implements Runnable {
             && !List.of("-h", "--help", "-V", "--version").contains(all.get(0)))) {
       all.add(0, "run");
     }
-    try {
-      return commandLine().execute(all.toArray(String[]::new));
-    } catch (NoClassDefFoundError e) {
-      if (!fromTheJobJar()) {
-        throw e;
-      }
-      // The bundled job jar (spark-job) leaves out what only the command-line tools use.
-      System.err.println(
-          "medallion: "
-              + all.get(0)
-              + " needs "
-              + e.getMessage()
-              + ", which the Spark job jar leaves out (it carries only what the pipelines need);"
-              + " run it with ./medallion");
-      return 1;
-    }
-  }
-
-  /** Whether this runs from the Spark job jar (spark-job/target/medallion-spark-job.jar). */
-  private static boolean fromTheJobJar() {
-    java.security.CodeSource code = Medallion.class.getProtectionDomain().getCodeSource();
-    return code != null && code.getLocation().getPath().endsWith("medallion-spark-job.jar");
+    return commandLine().execute(all.toArray(String[]::new));
   }
 
   /** A job or check that failed: one line; 2 for a bad value, else 1. */
