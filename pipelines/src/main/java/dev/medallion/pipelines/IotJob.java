@@ -31,6 +31,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
@@ -114,6 +115,32 @@ public final class IotJob {
     } else if (stage == Stage.SILVER && !options.getInputTopic().isEmpty()) {
       KafkaResume.commitFromSilver(options, tables, name);
     }
+    Optional<GoldSeed.Point> open = Optional.empty(); // held in Gold's table while the run goes
+    Optional<GoldSeed.Point> seed = Optional.empty();
+    if (stage == Stage.GOLD && !options.getInputTopic().isEmpty()) {
+      open = GoldSeed.find(options, tables, name);
+      seed = open;
+      if (seed.isPresent()
+          && options.getRunner().getSimpleName().equals("SparkRunner")
+          && options.getMaxRecords() == 0) {
+        // A bounded read in a Spark streaming job is read again every micro-batch (Impulse is a
+        // constant stream there), and the job would never end: no seed, said.
+        System.err.println(
+            name
+                + ": on Spark streaming, Gold does not fill its windows with the committed Silver"
+                + " rows; a window open when a Gold run is killed (or stopped) stays short until"
+                + " Gold is rebuilt (./medallion gold, without --inputTopic)");
+        seed = Optional.empty();
+      }
+      if (seed.isPresent()) {
+        GoldSeed.awaitSilverFlush(options, tables, lock, name);
+        System.err.println(
+            name
+                + ": windows from "
+                + seed.get().from()
+                + " are filled with the committed Silver rows too (an event read twice counts once)");
+      }
+    }
     InputFiles.NewInput input = replayFiles(stage, options, tables, name);
     List<String> files = input == null ? null : input.fresh();
     if (files != null && files.isEmpty()) {
@@ -138,7 +165,7 @@ public final class IotJob {
     Pipeline p = Pipeline.create(options);
     // Built before anything is written: a bad flag or registry leaves the lakehouse untouched.
     try {
-      build(p, stage, options, files, tables, streams, reingest);
+      build(p, stage, options, files, tables, streams, reingest, seed);
     } catch (RuntimeException e) {
       if (reingest != IotReingest.NONE) {
         RunIds.discard(tables, runId);
@@ -149,6 +176,7 @@ public final class IotJob {
     if (reingest == IotReingest.NONE) {
       RunIds.claim(lake, runId, layers(stage));
     }
+    open.ifPresent(point -> GoldSeed.hold(tables, point));
     System.err.println(
         name + ": run " + runId + " -> " + options.getLakehouse() + source(stage, options));
     PipelineResult result;
@@ -179,6 +207,9 @@ public final class IotJob {
           input == null ? Map.of() : LakeTables.ingestedSummary(input));
       // Files a retried or recomputed bundle left (listed in no manifest, so not committed).
       RunIds.discard(tables, runId);
+    }
+    if (stage == Stage.GOLD) {
+      GoldSeed.release(tables); // every window it held is written (or Gold was recomputed)
     }
     RunIds.end(lake, runId);
     return result;
@@ -296,7 +327,7 @@ public final class IotJob {
    */
   public static void build(Pipeline p, Stage stage, IotOptions options) {
     try (LakeTables tables = LakeTables.open(options)) {
-      build(p, stage, options, null, tables, true, IotReingest.NONE);
+      build(p, stage, options, null, tables, true, IotReingest.NONE, Optional.empty());
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
@@ -314,7 +345,8 @@ public final class IotJob {
       @Nullable List<String> files,
       LakeTables tables,
       boolean commitEachFlush,
-      IotReingest reingest) {
+      IotReingest reingest,
+      Optional<GoldSeed.Point> goldSeed) {
     Duration allowed = Duration.standardSeconds(o.getAllowedLatenessSeconds());
     Duration slack = Duration.standardSeconds(o.getWatermarkSlackSeconds());
     Duration maxAhead = Duration.standardSeconds(o.getMaxFutureSeconds());
@@ -359,7 +391,15 @@ public final class IotJob {
                 WindowedDeviceStats.of(allowed, slack).withCatalog(sensorCatalog(o));
             if (!o.getInputTopic().isEmpty()) {
               PCollectionTuple forwarded = p.apply("Kafka", ReadForwardedRows.silver(o));
-              yield withDeadLetters(forwarded.apply("Gold", gold), forwarded);
+              PCollectionTuple silver =
+                  goldSeed.isPresent()
+                      ? seeded(p, forwarded, tables, goldSeed.get(), o)
+                      : forwarded;
+              PCollectionTuple computed = silver.apply("Gold", gold);
+              if (goldSeed.isPresent()) {
+                computed = withoutJudged(computed, goldSeed.get());
+              }
+              yield withDeadLetters(computed, forwarded);
             }
             yield PCollectionTuple.of(
                     IotMedallion.READINGS,
@@ -430,13 +470,35 @@ public final class IotJob {
         PCollectionList.of(layer.get(IotMedallion.DEAD_LETTERS))
             .and(read.get(IotMedallion.DEAD_LETTERS))
             .apply("WithReadDeadLetters", Flatten.pCollections());
-    PCollectionTuple out = PCollectionTuple.of(IotMedallion.DEAD_LETTERS, all);
+    return withDeadLetters(layer, all);
+  }
+
+  /** {@code layer} with {@code deadLetters} as its dead letters. */
+  private static PCollectionTuple withDeadLetters(
+      PCollectionTuple layer, PCollection<DeadLetter> deadLetters) {
+    PCollectionTuple out = PCollectionTuple.of(IotMedallion.DEAD_LETTERS, deadLetters);
     for (Map.Entry<TupleTag<?>, PCollection<?>> e : layer.getAll().entrySet()) {
       if (!e.getKey().equals(IotMedallion.DEAD_LETTERS)) {
         out = and(out, e.getKey(), e.getValue());
       }
     }
     return out;
+  }
+
+  /**
+   * Gold's dead letters without the too-late records its quarantine holds already: a Gold stage
+   * over Kafka reads again what a killed run read after its group's last commit.
+   */
+  private static PCollectionTuple withoutJudged(PCollectionTuple gold, GoldSeed.Point point) {
+    java.util.Set<String> judged = point.judged();
+    PCollection<DeadLetter> fresh =
+        gold.get(IotMedallion.DEAD_LETTERS)
+            .apply(
+                "NotJudgedBefore",
+                org.apache.beam.sdk.transforms.Filter.by(
+                    (DeadLetter d) ->
+                        !(d.getReason().equals("too_late") && judged.contains(d.getSource()))));
+    return withDeadLetters(gold, fresh);
   }
 
   @SuppressWarnings("unchecked") // a tag and its collection, as the tuple held them
@@ -481,6 +543,35 @@ public final class IotJob {
       SerializableFunction<T, Instant> eventTs) {
     return p.apply("Read " + table, ReadTable.ofFiles(files, type))
         .apply("EventTime " + table, WithTimestamps.of(eventTs));
+  }
+
+  /**
+   * What a Gold stage over Kafka reads, and the committed Silver rows of the windows a restart can
+   * have left short ({@link GoldSeed}); as read when there are none.
+   */
+  private static PCollectionTuple seeded(
+      Pipeline p, PCollectionTuple read, LakeTables tables, GoldSeed.Point point, IotOptions o) {
+    List<String> readings = GoldSeed.silverFiles(tables, Lakehouse.SILVER_READINGS, point.from());
+    List<String> heartbeats =
+        GoldSeed.silverFiles(tables, Lakehouse.SILVER_HEARTBEATS, point.from());
+    if (readings.isEmpty() && heartbeats.isEmpty()) {
+      return read;
+    }
+    PCollectionTuple seed =
+        p.apply(
+            "SeedFromSilver",
+            new SeedFromSilver(
+                readings,
+                heartbeats,
+                point,
+                Duration.standardSeconds(o.getAllowedLatenessSeconds()),
+                Duration.standardSeconds(o.getDisorderSeconds())));
+    return PCollectionTuple.of(
+            IotMedallion.READINGS,
+            withCommitted(read.get(IotMedallion.READINGS), seed.get(IotMedallion.READINGS)))
+        .and(
+            IotMedallion.HEARTBEATS,
+            withCommitted(read.get(IotMedallion.HEARTBEATS), seed.get(IotMedallion.HEARTBEATS)));
   }
 
   /** A layer's new records and its committed ones, as one collection. */

@@ -22,9 +22,10 @@ import org.junit.jupiter.api.io.TempDir;
  * The four-terminal pipeline over a real broker, one stage after the other: the generator writes
  * iot-raw, Bronze reads it and forwards to iot-bronze, Silver reads that and forwards to
  * iot-silver, Gold reads that. Silver and Gold read without a record limit, on the arrival-clock
- * watermark, and end when their topic has been idle ({@code --idleStopSeconds}). Gold equals the
- * Gold of the all-in-one run of the same generated data (with late and too-late records), and bad
- * records on any topic are dead letters naming their topic, partition and offset.
+ * watermark, and end when their topic has been idle ({@code --idleStopSeconds}). Bronze, Silver and
+ * Gold are each killed ({@code kill -9}) mid-run and started again; Gold then equals the Gold of
+ * the all-in-one run of the same generated data (with late and too-late records), and bad records
+ * on any topic are dead letters naming their topic, partition and offset.
  */
 class KafkaStagesTest {
   @TempDir Path tmp;
@@ -44,7 +45,8 @@ class KafkaStagesTest {
   };
 
   @Test
-  void theFourStagesOverKafkaWithBronzeKilledMidRunGiveTheGoldOfTheAllInOneRun() throws Exception {
+  void theFourStagesOverKafkaWithEachStageKilledMidRunGiveTheGoldOfTheAllInOneRun()
+      throws Exception {
     try (KafkaBroker broker = KafkaBroker.start(tmp.resolve("kafka"), 0, 0)) {
       String servers = "--bootstrapServers=" + broker.bootstrapServers();
       broker.createTopics(Map.of("iot-raw", 3, "iot-bronze", 3, "iot-silver", 3));
@@ -113,7 +115,9 @@ class KafkaStagesTest {
       }
       silver.destroyForcibly().waitFor();
       long silverAtKill = silverHolds(lake);
-      assertThat(silverAtKill).as("Silver was killed mid-run").isPositive();
+      assertThat(silverAtKill)
+          .as("Silver was killed mid-run: %s", java.nio.file.Files.readString(silverLog))
+          .isPositive();
       FaultsTest.Outcome sent = sending.get(120, TimeUnit.SECONDS);
       assertThat(sent.code()).as(sent.err()).isZero();
       long generated =
@@ -133,6 +137,25 @@ class KafkaStagesTest {
       // iot-bronze (a row or a dead letter each, by source), it is stopped like Ctrl-C
       // (SIGTERM): it ends its read, commits, prints its report and exits 0.
       silver = startSilver(silverLog, servers, to);
+      // Gold beside it, killed (kill -9) once it has committed rows: the windows it held open
+      // are lost with it, and the Gold started again below must fill them in.
+      Path goldLog = tmp.resolve("gold.log");
+      Process killedGold =
+          ChildJvm.start(
+              goldLog,
+              List.of(),
+              "gold",
+              "--inputTopic=iot-silver",
+              "--flushSeconds=1",
+              servers,
+              to);
+      long goldDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+      while (goldRows(lake) < 10 && System.nanoTime() < goldDeadline) {
+        Thread.sleep(200);
+      }
+      killedGold.destroyForcibly().waitFor();
+      long goldAtKill = goldRows(lake);
+      assertThat(goldAtKill).as(java.nio.file.Files.readString(goldLog)).isPositive();
       // every Bronze row, and the record on iot-bronze that is none
       long silverWillHold = count(lake, "SELECT count(DISTINCT source) FROM bronze_iot_events") + 1;
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
@@ -157,7 +180,10 @@ class KafkaStagesTest {
           .isPositive();
       FaultsTest.Outcome gold = medallion("gold", "--inputTopic=iot-silver", servers, to);
       assertThat(gold.code()).as(gold.err()).isZero();
-      assertThat(gold.err()).contains("(Kafka topic iot-silver on ", "group medallion-gold");
+      assertThat(gold.err())
+          .contains("(Kafka topic iot-silver on ", "group medallion-gold")
+          .contains("the Gold run before this one did not end cleanly")
+          .contains("are filled with the committed Silver rows too");
 
       Path allInOne = tmp.resolve("all-in-one");
       List<String> run = new ArrayList<>(List.of("run", "--lakehouse=" + allInOne));
@@ -221,8 +247,9 @@ class KafkaStagesTest {
       long silverRows = count(lake, "SELECT count(*) FROM (" + silverSources + ")");
       System.out.printf(
           "KafkaStagesTest: Bronze killed with %d of %d records committed, %d read twice;"
-              + " Silver killed with %d, holds %d rows of %d sources%n",
-          atKill, generated + badRaw, twice, silverAtKill, silverRows, bronzeSources);
+              + " Silver killed with %d, holds %d rows of %d sources; Gold killed with %d"
+              + " device-minute rows%n",
+          atKill, generated + badRaw, twice, silverAtKill, silverRows, bronzeSources, goldAtKill);
     }
   }
 
@@ -269,6 +296,14 @@ class KafkaStagesTest {
                       new org.apache.kafka.common.TopicPartition(topic, p.partition()),
                       org.apache.kafka.clients.admin.OffsetSpec.latest()));
       return admin.listOffsets(ends).all().get().values().stream().mapToLong(o -> o.offset()).sum();
+    }
+  }
+
+  private static long goldRows(Path lake) {
+    try {
+      return Runs.count(lake, "SELECT count(*) FROM gold_device_minute");
+    } catch (Exception notYet) {
+      return 0;
     }
   }
 

@@ -67,7 +67,8 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   public static final TupleTag<SensorMinute> SENSOR_MINUTE = new TupleTag<>() {};
   public static final TupleTag<DeadLetter> TOO_LATE = DeadLetter.TAG;
 
-  static final Duration WINDOW = Duration.standardMinutes(1);
+  /** Gold's window: one minute of event time. */
+  public static final Duration WINDOW = Duration.standardMinutes(1);
 
   /**
    * Late records of a window are gathered for this long (processing time) into one late pane,
