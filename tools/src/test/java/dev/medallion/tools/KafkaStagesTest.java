@@ -193,20 +193,34 @@ class KafkaStagesTest {
       List<String> goldOverKafka = Runs.currentGold(lake);
       assertThat(goldOverKafka).hasSizeGreaterThan(20);
       assertThat(goldOverKafka).containsExactlyElementsOf(Runs.currentGold(allInOne));
-      // The same Gold stage on the SparkRunner (local[2]), reading the same records of
-      // iot-silver as a bounded read (a Spark streaming job does not end by itself yet).
+      // The same Gold stage on the SparkRunner (local[2]) as a Spark streaming job, in a JVM of
+      // its own, reading the same records of iot-silver; once its Gold is whole it is stopped
+      // like Ctrl-C (SIGTERM): its last windows are written, it reports and exits 0.
       Path onSpark = tmp.resolve("spark");
-      FaultsTest.Outcome spark =
-          FaultsTest.medallion(
+      Path sparkLog = tmp.resolve("spark.log");
+      Process spark =
+          ChildJvm.start(
+              sparkLog,
+              java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                  .filter(flag -> flag.startsWith("--add-"))
+                  .toList(),
               "gold",
               "--runner=SparkRunner",
               "--sparkMaster=local[2]",
               "--inputTopic=iot-silver",
-              "--maxRecords=" + records(broker, "iot-silver"),
               "--consumerGroup=gold-on-spark",
+              "--flushSeconds=1",
               servers,
               "--lakehouse=" + onSpark);
-      assertThat(spark.code()).as(spark.err()).isZero();
+      long sparkDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
+      while (!sparkGold(onSpark).equals(goldOverKafka) && System.nanoTime() < sparkDeadline) {
+        Thread.sleep(1000);
+      }
+      spark.destroy();
+      assertThat(spark.waitFor(120, TimeUnit.SECONDS)).isTrue();
+      String sparkSaid = java.nio.file.Files.readString(sparkLog);
+      assertThat(spark.exitValue()).as(sparkSaid).isZero();
+      assertThat(sparkSaid).contains("state: DONE", "gold   : ");
       assertThat(Runs.currentGold(onSpark)).containsExactlyElementsOf(goldOverKafka);
       assertThat(
               count(
@@ -279,23 +293,12 @@ class KafkaStagesTest {
     }
   }
 
-  /** How many records {@code topic} holds (its end offsets; nothing is ever deleted here). */
-  private static long records(KafkaBroker broker, String topic) throws Exception {
-    try (org.apache.kafka.clients.admin.Admin admin = broker.admin()) {
-      Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> ends =
-          new HashMap<>();
-      admin
-          .describeTopics(List.of(topic))
-          .allTopicNames()
-          .get()
-          .get(topic)
-          .partitions()
-          .forEach(
-              p ->
-                  ends.put(
-                      new org.apache.kafka.common.TopicPartition(topic, p.partition()),
-                      org.apache.kafka.clients.admin.OffsetSpec.latest()));
-      return admin.listOffsets(ends).all().get().values().stream().mapToLong(o -> o.offset()).sum();
+  /** The current Gold of {@code lake} (empty before its tables exist). */
+  private static List<String> sparkGold(Path lake) {
+    try {
+      return Runs.currentGold(lake);
+    } catch (Exception notYet) {
+      return List.of();
     }
   }
 
