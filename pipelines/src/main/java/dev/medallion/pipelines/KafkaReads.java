@@ -2,6 +2,7 @@ package dev.medallion.pipelines;
 
 import java.util.Map;
 import org.apache.beam.sdk.coders.ByteArrayCoder;
+import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.io.kafka.KafkaIO;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
 import org.apache.beam.sdk.io.kafka.KafkaSources;
@@ -41,7 +42,7 @@ final class KafkaReads {
     return ReadInBatches.of(KafkaSources.of(read), BATCH);
   }
 
-  private static KafkaIO.Read<byte[], byte[]> configured(KafkaOptions o, String stage) {
+  static KafkaIO.Read<byte[], byte[]> configured(KafkaOptions o, String stage) {
     if (o.getDisorderSeconds() < 0 || o.getIdleStopSeconds() < 0) {
       throw new IllegalArgumentException(
           "--disorderSeconds and --idleStopSeconds must be 0 or more");
@@ -49,8 +50,12 @@ final class KafkaReads {
     return KafkaIO.<byte[], byte[]>read()
         .withBootstrapServers(o.getBootstrapServers())
         .withTopic(o.getInputTopic())
-        .withKeyDeserializerAndCoder(ByteArrayDeserializer.class, ByteArrayCoder.of())
-        .withValueDeserializerAndCoder(ByteArrayDeserializer.class, ByteArrayCoder.of())
+        // A record may have no key (a line without device_id) or no value (a tombstone): a runner
+        // that encodes the records (Spark) must take both as null.
+        .withKeyDeserializerAndCoder(
+            ByteArrayDeserializer.class, NullableCoder.of(ByteArrayCoder.of()))
+        .withValueDeserializerAndCoder(
+            ByteArrayDeserializer.class, NullableCoder.of(ByteArrayCoder.of()))
         .withConsumerConfigUpdates(
             Map.of(
                 ConsumerConfig.GROUP_ID_CONFIG,
