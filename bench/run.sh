@@ -5,6 +5,11 @@
 #   bench/run.sh [--sizes=200000,2000000,4000000] [--repeats=3] [--jobs=duckdb,direct,spark]
 #                [--iot=1000000] [--heap=2g] [--timeout=1800] [--no-build]
 #
+# The job `cluster` (not in the default list) runs the same commands with spark-submit on the
+# repository's standalone cluster (runners-config/spark-cluster.sh: a master and two workers of
+# one core each, started for the benchmark on free ports), executors of --executor-memory
+# (1536m); its CPU and peak RSS add the executors' (sampled each second) to the driver's.
+#
 # For every size it generates the users workload once (cached in $MEDALLION_BENCH_DATA, default
 # ~/.cache/medallion-bench), then repeats, alternating the jobs: DuckDB (2 threads), `users` on the
 # DirectRunner and on Spark local[2]. Each job is one process, timed from outside (/usr/bin/time:
@@ -22,6 +27,7 @@ jobs=duckdb,direct,spark
 iot=1000000
 heap=2g
 timeout=1800
+executor_memory=1536m
 build=1
 for arg in "$@"; do
   case $arg in
@@ -31,6 +37,7 @@ for arg in "$@"; do
     --iot=*) iot=${arg#*=} ;;
     --heap=*) heap=${arg#*=} ;;
     --timeout=*) timeout=${arg#*=} ;;
+    --executor-memory=*) executor_memory=${arg#*=} ;;
     --no-build) build=0 ;;
     *) echo "bench/run.sh: unknown argument $arg (see the comment at the top of the script)" >&2; exit 2 ;;
   esac
@@ -41,7 +48,12 @@ fi
 data=${MEDALLION_BENCH_DATA:-$HOME/.cache/medallion-bench}
 results=$root/bench/results
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+cluster_pid=""
+cleanup() {
+  if [[ -n $cluster_pid ]]; then kill -TERM "$cluster_pid" 2> /dev/null || true; wait "$cluster_pid" 2> /dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
 mkdir -p "$data" "$results" "$work/classes"
 duckdb=$(tr ':' '\n' < tools/target/classpath.txt | grep duckdb_jdbc | head -n 1)
 javac -nowarn -d "$work/classes" -cp "$duckdb" bench/RunSql.java bench/BenchReport.java
@@ -74,6 +86,41 @@ time_job() {
   fi
 }
 
+# The executors of the cluster, while $work/sampling exists: their CPU seconds (each one's last
+# reading) and the peak of their summed RSS, left as "cpu_s rss_mb" in $work/executors.
+sample_executors() {
+  local -A ticks=()
+  local peak=0 sum p rss st total=0 hz
+  hz=$(getconf CLK_TCK)
+  while [[ -f $work/sampling ]]; do
+    sum=0
+    for p in $(pgrep -f CoarseGrainedExecutorBackend || true); do
+      read -r -a st < "/proc/$p/stat" 2> /dev/null || continue
+      ticks[$p]=$((st[13] + st[14]))
+      rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$p/status" 2> /dev/null || true)
+      sum=$((sum + ${rss:-0}))
+    done
+    ((sum > peak)) && peak=$sum
+    sleep 1
+  done
+  for p in "${!ticks[@]}"; do total=$((total + ticks[$p])); done
+  awk -v t="$total" -v hz="$hz" -v r="$peak" 'BEGIN { printf "%.2f %.0f\n", t / hz, r / 1024 }' > "$work/executors"
+}
+
+# time_cluster_job NAME -- COMMAND...: time_job, plus the executors' CPU and RSS
+time_cluster_job() {
+  touch "$work/sampling"
+  sample_executors &
+  local sampler=$!
+  time_job "$@"
+  rm -f "$work/sampling"
+  wait "$sampler"
+  read -r wall cpu rss code < "$work/last"
+  read -r ecpu erss < "$work/executors"
+  awk -v w="$wall" -v c="$cpu" -v r="$rss" -v x="$code" -v ec="$ecpu" -v er="$erss" \
+    'BEGIN { printf "%.2f %.2f %.0f %d\n", w, c + ec, r + er, x }' > "$work/last"
+}
+
 # record WORKLOAD EVENTS JOB REPEAT GOLD
 record() {
   read -r wall cpu rss code < "$work/last"
@@ -90,11 +137,31 @@ gold_equal() {
   if [[ $out =~ ^0[[:space:]]0[[:space:]] ]]; then echo equal; else echo "DIFFERS(${out//$'\t'/ })"; fi
 }
 
-# project JOB: the command line of ./medallion on that job's runner, with the heap, in $cmd
+# project JOB: the command line of ./medallion on that job's runner (or spark-submit to the
+# cluster), with the heap, in $cmd; $timer times it
 project() {
   cmd=(env MEDALLION_JAVA_OPTS="-Xmx$heap" ./medallion)
-  [[ $1 == spark ]] && runner=(--runner=SparkRunner --sparkMaster='local[2]') || runner=()
+  runner=()
+  timer=time_job
+  case $1 in
+    spark) runner=(--runner=SparkRunner --sparkMaster='local[2]') ;;
+    cluster)
+      cmd=(env MEDALLION_JAVA_OPTS="-Xmx$heap" runners-config/spark-submit.sh --master="$master"
+        --conf=spark.executor.memory="$executor_memory")
+      timer=time_cluster_job
+      ;;
+  esac
 }
+
+if [[ ,$jobs, == *,cluster,* ]]; then
+  runners-config/spark-cluster.sh --port=0 --webui-port=0 --memory=2g --dir="$work/cluster" \
+    > "$work/cluster.url" 2> "$work/cluster.log" &
+  cluster_pid=$!
+  for _ in $(seq 120); do [[ -s $work/cluster.url ]] && break; sleep 1; done
+  master=$(head -n 1 "$work/cluster.url")
+  [[ $master == spark://* ]] || { cat "$work/cluster.log" >&2; echo "bench/run.sh: the cluster did not start" >&2; exit 1; }
+  echo "cluster: $master (two workers, one core each; executors of $executor_memory)" >&2
+fi
 
 for events in ${sizes//,/ }; do
   input=$data/users-$events.ndjson
@@ -119,13 +186,13 @@ for events in ${sizes//,/ }; do
           gold=anchor
           if [[ -d $out/gold ]]; then rm -rf "$anchor"; mv "$out/gold" "$anchor"; fi
           ;;
-        direct | spark)
+        direct | spark | cluster)
           project "$job"
-          time_job "$job" "${cmd[@]}" users --input="$input" --lakehouse="$out" "${runner[@]}"
+          $timer "$job" "${cmd[@]}" users --input="$input" --lakehouse="$out" "${runner[@]}"
           gold=unchecked
           [[ -d $anchor && -d $out/gold ]] && gold=$(gold_equal "$out/gold/user_features" "$anchor")
           ;;
-        *) echo "bench/run.sh: unknown job $job (duckdb, direct, spark)" >&2; exit 2 ;;
+        *) echo "bench/run.sh: unknown job $job (duckdb, direct, spark, cluster)" >&2; exit 2 ;;
       esac
       record users "$lines" "$job" "$r" "$gold"
     done
@@ -151,7 +218,7 @@ if [[ $iot -gt 0 ]]; then
       out=$work/out-$job-$r
       rm -rf "$out"
       project "$job"
-      time_job "$job" "${cmd[@]}" run --input="$input" --devices="$data/iot-$iot-devices.csv" \
+      $timer "$job" "${cmd[@]}" run --input="$input" --devices="$data/iot-$iot-devices.csv" \
         --lakehouse="$out" "${runner[@]}"
       gold=first
       if [[ ! -d $out/gold ]]; then

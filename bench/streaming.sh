@@ -3,7 +3,7 @@
 # process (the four-terminal run), against the broker of the repository.
 #
 #   bench/streaming.sh [--events=100000] [--devices=500] [--minutes=3] [--runners=direct,spark]
-#                      [--heap=2g] [--no-build]
+#                      [--phases=backlog,live] [--heap=2g] [--no-build]
 #
 # backlog: the generator first writes --events readings and heartbeats to iot-raw at full speed;
 #   then the three stages start together and each reads the topic the stage before it fills.
@@ -12,14 +12,15 @@
 #   On Spark (local[2]) a Kafka stage is a bounded read (--maxRecords, the records the stage before
 #   it forwarded), so the stages run one after the other and their rate is records / wall time, start-up
 #   included; its Gold is checked equal to the DirectRunner's.
-# live (DirectRunner): the stages run first; then the generator sends --devices devices' readings
+# live (both runners): the stages run first; then the generator sends --devices devices' readings
 #   and heartbeats for --minutes at real time (about 0.27 lines/s per device) with event time =
 #   now, so each record's received_at is when it was sent. Latency of an event = the first Gold
 #   device_minute row of its device and minute written after it arrived - its received_at
 #   (p50, p99, max, from the tables); the bound the performance issue sets is the window (60 s) +
-#   the allowed lateness (120 s) + 5 s.
+#   the allowed lateness (120 s) + 5 s. The DirectRunner's stages end when idle for 20 s; on Spark
+#   (streaming jobs) each is stopped with SIGTERM, one after the other, 20 s apart.
 # Every figure is appended to bench/results/streaming.csv and the README's streaming table is
-# redrawn from the newest run there.
+# redrawn from the newest figures there of each phase, runner and stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -27,6 +28,7 @@ events=100000
 devices=500
 minutes=3
 runners=direct,spark
+phases=backlog,live
 heap=2g
 build=1
 for arg in "$@"; do
@@ -35,6 +37,7 @@ for arg in "$@"; do
     --devices=*) devices=${arg#*=} ;;
     --minutes=*) minutes=${arg#*=} ;;
     --runners=*) runners=${arg#*=} ;;
+    --phases=*) phases=${arg#*=} ;;
     --heap=*) heap=${arg#*=} ;;
     --no-build) build=0 ;;
     *) echo "bench/streaming.sh: unknown argument $arg (see the comment at the top of the script)" >&2; exit 2 ;;
@@ -131,7 +134,7 @@ backlog() {
 }
 direct_lake=$work/lake-direct
 gold_idle=30
-if [[ ,$runners, == *,direct,* ]]; then
+if [[ ,$phases, == *,backlog,* && ,$runners, == *,direct,* ]]; then
   start_broker
   backlog
   stage bronze "$direct_lake" --inputTopic=iot-raw --outputTopic=iot-bronze --idleStopSeconds=15
@@ -154,7 +157,7 @@ SQL
 )
   row backlog direct end-to-end "$events" "$span" "$(per_s "$events" "$span")" "" "" "" "" "" ""
 fi
-if [[ ,$runners, == *,spark,* ]]; then
+if [[ ,$phases, == *,backlog,* && ,$runners, == *,spark,* ]]; then
   # One partition per topic: a bounded Kafka read on Spark splits --maxRecords evenly over its
   # splits, and a split whose partitions hold fewer records waits for more (seen with 4).
   start_broker 1
@@ -182,21 +185,38 @@ if [[ ,$runners, == *,spark,* ]]; then
   stop_broker
 fi
 
-if [[ ,$runners, == *,direct,* ]]; then
+# live RUNNER: the three stages first, then the generator at real time; latency from the tables.
+live() {
+  local runner=$1 flags=() stop=(--idleStopSeconds=20)
+  if [[ $runner == spark ]]; then
+    flags=(--runner=SparkRunner --sparkMaster='local[2]' --consumerGroup=bench-live-spark)
+    stop=() # --idleStopSeconds is not reliable on Spark: the stages are stopped with SIGTERM
+  fi
   rate=$(awk -v d="$devices" 'BEGIN { printf "%.0f", d * 16 / 60 }')
-  echo "live: $devices devices for $minutes minutes at real time (about $rate lines/s)" >&2
+  echo "live ($runner): $devices devices for $minutes minutes at real time (about $rate lines/s)" >&2
   start_broker
-  live_lake=$work/lake-live
-  stage bronze "$live_lake" --inputTopic=iot-raw --outputTopic=iot-bronze --idleStopSeconds=20
-  stage silver "$live_lake" --inputTopic=iot-bronze --outputTopic=iot-silver --idleStopSeconds=20
-  stage gold "$live_lake" --inputTopic=iot-silver --idleStopSeconds=20
+  live_lake=$work/lake-live-$runner
+  stage bronze "$live_lake" "${flags[@]}" --inputTopic=iot-raw --outputTopic=iot-bronze "${stop[@]}"
+  stage silver "$live_lake" "${flags[@]}" --inputTopic=iot-bronze --outputTopic=iot-silver "${stop[@]}"
+  stage gold "$live_lake" "${flags[@]}" --inputTopic=iot-silver "${stop[@]}"
   for s in bronze silver gold; do
-    for _ in $(seq 120); do grep -q "medallion $s: run " "$work/$s.err" && break; sleep 1; done
+    for _ in $(seq 180); do grep -q "medallion $s: run " "$work/$s.err" && break; sleep 1; done
   done
+  if [[ $runner == spark ]]; then sleep 30; fi # the streaming contexts start after the run line
   "${m[@]}" generate --sink=kafka --bootstrapServers="$bootstrap" --generatorDevices="$devices" \
     --durationMinutes="$minutes" --speedup=1 --start="$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
     --malformedRate=0.01 --duplicateRate=0.02 --outOfRangeRate=0.01 > /dev/null 2> "$work/generate.err"
-  waitfor "$bronze_pid"; waitfor "$silver_pid"; waitfor "$gold_pid"
+  if [[ $runner == spark ]]; then
+    # Like Ctrl-C in each terminal, 20 s after the last record (the DirectRunner's idle stop),
+    # one stage after the other so that each reads what the one before it forwarded last.
+    for s in bronze silver gold; do
+      sleep 20
+      pkill -TERM -f "dev.medallion.tools.Medallion $s --bootstrapServers=$bootstrap " || true
+      eval "waitfor \$${s}_pid"
+    done
+  else
+    waitfor "$bronze_pid"; waitfor "$silver_pid"; waitfor "$gold_pid"
+  fi
   sent=$(sed -n 's/^generated \([0-9]*\) lines.*/\1/p' "$work/generate.err")
   read -r n p50 p99 max < <(sql /dev/stdin lake="$live_lake" <<'SQL'
 WITH e AS (
@@ -212,21 +232,26 @@ SQL
 )
   for s in bronze silver gold; do
     read -r wall cpu rss < <(measured $s)
-    row live direct $s "$(read_by $s)" "" "" "$wall" "$cpu" "$rss" "" "" ""
+    row live "$runner" $s "$(read_by $s)" "" "" "$wall" "$cpu" "$rss" "" "" ""
   done
-  row live direct latency "$n" "$((minutes * 60))" "$(per_s "$sent" "$((minutes * 60))")" "" "" "" "$p50" "$p99" "$max"
+  row live "$runner" latency "$n" "$((minutes * 60))" "$(per_s "$sent" "$((minutes * 60))")" "" "" "" "$p50" "$p99" "$max"
   stop_broker
-fi
+}
+if [[ ,$phases, == *,live,* && ,$runners, == *,direct,* ]]; then live direct; fi
+if [[ ,$phases, == *,live,* && ,$runners, == *,spark,* ]]; then live spark; fi
 
 # The README's streaming table, from this run's rows.
 table=$work/table.md
 {
   echo "| phase | runner | stage | events | seconds | events/s | wall | CPU | peak RSS | latency p50 / p99 / max | date, commit |"
   echo "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|"
-  awk -F, -v id="$run_id" '$1 == id {
+  # the newest row of each phase, runner and stage (a run of some phases or runners keeps the rest)
+  awk -F, 'NR > 1 {
+    key = $4 "," $5 "," $6
+    if (!(key in last)) order[++n] = key
     lat = ($13 == "") ? "" : $13 " s / " $14 " s / " $15 " s"
-    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s %s |\n", $4, $5, $6, $7, $8, $9, ($10 == "" ? "" : $10 " s"), ($11 == "" ? "" : $11 " s"), ($12 == "" ? "" : $12 " MB"), lat, $2, $3
-  }' "$csv"
+    last[key] = sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s %s |", $4, $5, $6, $7, $8, $9, ($10 == "" ? "" : $10 " s"), ($11 == "" ? "" : $11 " s"), ($12 == "" ? "" : $12 " MB"), lat, $2, $3)
+  } END { for (i = 1; i <= n; i++) print last[order[i]] }' "$csv"
 } > "$table"
 awk -v t="$table" '
   /<!-- streaming:start -->/ { print; while ((getline line < t) > 0) print line; skip = 1; next }
