@@ -87,8 +87,10 @@ public final class Progress {
   private void loop(PipelineResult result) {
     long startNanos = System.nanoTime();
     long lastIn = 0;
-    long lastKafkaIn = 0;
-    long lastKafkaOut = 0;
+    // {nanos, records in, records out} of the last samples: the Kafka rates are taken over up to
+    // RATE_WINDOW seconds, because a runner that commits its metrics per micro-batch (Spark)
+    // moves them in jumps, and a rate from one second to the next would read 0 between them.
+    java.util.ArrayDeque<long[]> kafkaSamples = new java.util.ArrayDeque<>();
     Long lagNow = null;
     long awaySince = -1;
     long lastNanos = startNanos;
@@ -138,11 +140,13 @@ public final class Progress {
             Locale.ROOT,
             "\r[%4ds] in %6.0f rec/s, lag %s | out %6.0f rec/s | ",
             elapsed,
-            (kafkaIn - lastKafkaIn) / seconds,
+            perSecond(kafkaSamples, 1, kafkaIn, now),
             lagNow == null ? "?" : lagNow.toString(),
-            (kafkaOut - lastKafkaOut) / seconds);
-        lastKafkaIn = kafkaIn;
-        lastKafkaOut = kafkaOut;
+            perSecond(kafkaSamples, 2, kafkaOut, now));
+        kafkaSamples.addLast(new long[] {now, kafkaIn, kafkaOut});
+        while (kafkaSamples.size() > RATE_WINDOW) {
+          kafkaSamples.removeFirst();
+        }
       } else {
         System.err.printf(Locale.ROOT, "\r[%4ds] %7.0f ev/s | ", elapsed, rate);
       }
@@ -193,6 +197,22 @@ public final class Progress {
       }
     }
     return out;
+  }
+
+  /** Seconds of samples the Kafka rates of the progress line are taken over, at most. */
+  static final int RATE_WINDOW = 10;
+
+  /**
+   * Records per second of the {@code column} of {@code samples} ({@code {nanos, in, out}}, oldest
+   * first), from the oldest sample to {@code value} at {@code now}; 0 without samples.
+   */
+  static double perSecond(java.util.Deque<long[]> samples, int column, long value, long now) {
+    if (samples.isEmpty()) {
+      return 0;
+    }
+    long[] oldest = samples.peekFirst();
+    double seconds = (now - oldest[0]) / 1e9;
+    return seconds <= 0 ? 0 : (value - oldest[column]) / seconds;
   }
 
   /** Every Medallion counter by name (attempted values: all runners report them). */
