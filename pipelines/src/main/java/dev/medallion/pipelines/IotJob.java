@@ -489,6 +489,10 @@ public final class IotJob {
    * Gold's dead letters without the too-late records its quarantine holds already: a Gold stage
    * over Kafka reads again what a killed run read after its group's last commit.
    */
+  private static final org.apache.beam.sdk.metrics.Counter TOO_LATE_BEFORE =
+      org.apache.beam.sdk.metrics.Metrics.counter(
+          dev.medallion.core.Rejections.NAMESPACE, "gold_too_late_judged_before");
+
   private static PCollectionTuple withoutJudged(PCollectionTuple gold, GoldSeed.Point point) {
     java.util.Set<String> judged = point.judged();
     PCollection<DeadLetter> fresh =
@@ -496,8 +500,14 @@ public final class IotJob {
             .apply(
                 "NotJudgedBefore",
                 org.apache.beam.sdk.transforms.Filter.by(
-                    (DeadLetter d) ->
-                        !(d.getReason().equals("too_late") && judged.contains(d.getSource()))));
+                    (DeadLetter d) -> {
+                      boolean before =
+                          d.getReason().equals("too_late") && judged.contains(d.getSource());
+                      if (before) {
+                        TOO_LATE_BEFORE.inc();
+                      }
+                      return !before;
+                    }));
     return withDeadLetters(gold, fresh);
   }
 

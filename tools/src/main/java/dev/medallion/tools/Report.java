@@ -99,11 +99,14 @@ final class Report {
     if (stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD) {
       System.out.printf(
           "gold   : %d device_minute, %d site_minute, %d sensor_minute rows written (all panes),"
-              + " %d too late%s%n",
+              + " %d too late%s%s%n",
           c.getOrDefault("gold_device_minute_rows", 0L),
           c.getOrDefault("gold_site_minute_rows", 0L),
           c.getOrDefault("gold_sensor_minute_rows", 0L),
           c.getOrDefault("gold_rejected", 0L),
+          c.getOrDefault("gold_too_late_judged_before", 0L) == 0
+              ? ""
+              : " (" + c.get("gold_too_late_judged_before") + " of them quarantined before)",
           c.getOrDefault("gold_seeded", 0L) == 0
               ? ""
               : "; its windows were filled with "
