@@ -15,7 +15,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Snapshot;
@@ -24,13 +23,10 @@ import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -226,21 +222,8 @@ final class GoldSeed {
    * was read up); null when the topic is empty.
    */
   private static @Nullable Instant firstArrival(IotOptions o) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.getBootstrapServers());
-    p.put(ConsumerConfig.GROUP_ID_CONFIG, KafkaReads.group(o, "gold"));
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
-    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1);
-    String topic = o.getInputTopic();
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<PartitionInfo> infos = consumer.partitionsFor(topic, java.time.Duration.ofSeconds(20));
-      if (infos == null || infos.isEmpty()) {
-        return null; // the read says that the topic does not exist
-      }
-      List<TopicPartition> partitions = new ArrayList<>();
-      infos.forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+    try (KafkaConsumer<byte[], byte[]> consumer = KafkaResume.consumer(o, "gold")) {
+      List<TopicPartition> partitions = KafkaResume.partitions(consumer, o);
       Map<TopicPartition, OffsetAndMetadata> committed =
           consumer.committed(new HashSet<>(partitions));
       Map<TopicPartition, Long> starts = new HashMap<>(consumer.beginningOffsets(partitions));

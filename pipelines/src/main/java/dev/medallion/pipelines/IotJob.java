@@ -120,9 +120,7 @@ public final class IotJob {
     if (stage == Stage.GOLD && !options.getInputTopic().isEmpty()) {
       open = GoldSeed.find(options, tables, name);
       seed = open;
-      if (seed.isPresent()
-          && options.getRunner().getSimpleName().equals("SparkRunner")
-          && options.getMaxRecords() == 0) {
+      if (seed.isPresent() && RunnerDefaults.isSpark(options) && options.getMaxRecords() == 0) {
         // A bounded read in a Spark streaming job is read again every micro-batch (Impulse is a
         // constant stream there), and the job would never end: no seed, said.
         System.err.println(

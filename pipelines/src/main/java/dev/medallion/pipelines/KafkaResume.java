@@ -130,7 +130,8 @@ final class KafkaResume {
     return m.find() ? m.group(1) : otherwise;
   }
 
-  private static KafkaConsumer<byte[], byte[]> consumer(KafkaOptions o, String stage) {
+  /** A consumer in the stage's group that commits nothing by itself. */
+  static KafkaConsumer<byte[], byte[]> consumer(KafkaOptions o, String stage) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.getBootstrapServers());
     p.put(ConsumerConfig.GROUP_ID_CONFIG, KafkaReads.group(o, stage));
@@ -140,8 +141,8 @@ final class KafkaResume {
     return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 
-  private static List<TopicPartition> partitions(
-      KafkaConsumer<byte[], byte[]> consumer, KafkaOptions o) {
+  /** The input topic's partitions; a clear error when the topic does not exist. */
+  static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> consumer, KafkaOptions o) {
     String topic = o.getInputTopic();
     List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(20));
     if (infos == null || infos.isEmpty()) {

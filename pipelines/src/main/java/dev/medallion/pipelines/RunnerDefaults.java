@@ -22,6 +22,11 @@ import org.apache.beam.sdk.options.StreamingOptions;
 public final class RunnerDefaults {
   private RunnerDefaults() {}
 
+  /** Whether the options run the pipeline on Beam's Spark runner. */
+  static boolean isSpark(PipelineOptions options) {
+    return options.getRunner().getSimpleName().equals("SparkRunner");
+  }
+
   /**
    * A job's options from its command-line flags: these defaults applied, validated, and Beam's file
    * systems ({@code s3://} included) set up from them.
@@ -30,7 +35,7 @@ public final class RunnerDefaults {
     PipelineOptionsFactory.register(type);
     S3Support.register();
     T options = PipelineOptionsFactory.fromArgs(apply(args)).withValidation().as(type);
-    if (options.getRunner().getSimpleName().equals("SparkRunner")) {
+    if (isSpark(options)) {
       refuseStreamingFileReads(options, type);
       sparkConf(Runtime.getRuntime().maxMemory(), System.getProperties());
     }
