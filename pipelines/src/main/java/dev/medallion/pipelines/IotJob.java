@@ -36,6 +36,7 @@ import java.util.Set;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.options.StreamingOptions;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.WithTimestamps;
@@ -73,6 +74,7 @@ public final class IotJob {
    * half-done and throws a {@link MedallionException} saying why in one line.
    */
   public static @Nullable PipelineResult run(Stage stage, IotOptions options) throws IOException {
+    refuseSparkStreamingFromTables(stage, options);
     LakeTables.Config config = LakeTables.Config.of(options);
     try (LakehouseLock lock = LakehouseLock.acquire(config, options.getRunId(), layers(stage));
         LakeTables tables = LakeTables.open(config)) {
@@ -80,6 +82,27 @@ public final class IotJob {
         ArrivalWatermark.reset();
       }
       return runLocked(stage, options, tables, lock);
+    }
+  }
+
+  /**
+   * Spark's streaming mode reads only the generator and Kafka; a Silver or Gold stage without
+   * {@code --inputTopic} reads the layer below from its table's files, which failed there deep in
+   * the runner (a {@code NullPointerException} in its translation).
+   */
+  static void refuseSparkStreamingFromTables(Stage stage, IotOptions options) {
+    if ((stage == Stage.SILVER || stage == Stage.GOLD)
+        && options.getInputTopic().isEmpty()
+        && RunnerDefaults.isSpark(options)
+        && options.as(StreamingOptions.class).isStreaming()) {
+      String layer = stage.name().toLowerCase();
+      throw new IllegalArgumentException(
+          "--streaming=true on the SparkRunner reads only the generator or a Kafka topic: "
+              + layer
+              + " without --inputTopic reads the "
+              + (stage == Stage.SILVER ? "Bronze" : "Silver")
+              + " table, which runs in batch, so leave --streaming out (or read the topic with"
+              + " --inputTopic)");
     }
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.entry;
 
 import dev.medallion.core.ReadNdjsonLines;
 import dev.medallion.lakehouse.LakehouseOptions;
+import java.util.List;
 import java.util.Properties;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.junit.jupiter.api.Test;
@@ -101,5 +102,30 @@ class RunnerDefaultsTest {
                     IotOptions.class))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not --input files");
+  }
+
+  @Test
+  void streamingOnSparkFromALayersTableIsRefusedWithTheReason() {
+    for (IotJob.Stage stage : List.of(IotJob.Stage.SILVER, IotJob.Stage.GOLD)) {
+      assertThatThrownBy(
+              () ->
+                  IotJob.refuseSparkStreamingFromTables(
+                      stage, iot("--runner=SparkRunner", "--streaming=true")))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("without --inputTopic reads the")
+          .hasMessageContaining("leave --streaming out");
+    }
+    // What Spark streaming can read, and what is not streaming: accepted.
+    IotJob.refuseSparkStreamingFromTables(
+        IotJob.Stage.SILVER,
+        iot("--runner=SparkRunner", "--streaming=true", "--inputTopic=medallion.bronze"));
+    IotJob.refuseSparkStreamingFromTables(IotJob.Stage.GOLD, iot("--runner=SparkRunner"));
+    IotJob.refuseSparkStreamingFromTables(IotJob.Stage.GOLD, iot("--streaming=true"));
+    IotJob.refuseSparkStreamingFromTables(
+        IotJob.Stage.BRONZE, iot("--runner=SparkRunner", "--streaming=true"));
+  }
+
+  private static IotOptions iot(String... args) {
+    return PipelineOptionsFactory.fromArgs(args).as(IotOptions.class);
   }
 }
