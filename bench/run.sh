@@ -2,7 +2,7 @@
 # The benchmark: the project's jobs beside their anchor, DuckDB doing the same three tables in SQL
 # (bench/users.sql), measured side by side in one run on this machine.
 #
-#   bench/run.sh [--sizes=200000,2000000,4000000] [--repeats=3] [--jobs=duckdb,direct,spark]
+#   bench/run.sh [--sizes=200000,2000000,4000000] [--repeats=3] [--jobs=duckdb,loop,direct,spark]
 #                [--iot=1000000] [--heap=2g] [--timeout=1800] [--no-build]
 #
 # The job `cluster` (not in the default list) runs the same commands with spark-submit on the
@@ -11,11 +11,13 @@
 # (1536m); its CPU and peak RSS add the executors' (sampled each second) to the driver's.
 #
 # For every size it generates the users workload once (cached in $MEDALLION_BENCH_DATA, default
-# ~/.cache/medallion-bench), then repeats, alternating the jobs: DuckDB (2 threads), `users` on the
-# DirectRunner and on Spark local[2]. Each job is one process, timed from outside (/usr/bin/time:
-# wall, user + system CPU, peak RSS), with a fresh output folder; the project's Gold is checked
-# equal to DuckDB's row for row. --iot replays that many generated readings + heartbeats through
-# `run` on both runners and checks their Gold equal (0: skip). Every timed job is appended to
+# ~/.cache/medallion-bench), then repeats, alternating the jobs: DuckDB (2 threads); the same
+# tables in one pass of a hand-written Java loop (bench/UsersLoop.java: one thread reads and
+# decides, one per table encodes Parquet; the practical limit); `users` on the DirectRunner and on
+# Spark local[2]. Each job is one process, timed from outside (/usr/bin/time: wall, user + system
+# CPU, peak RSS), with a fresh output folder; the project's Gold (and the loop's) is checked equal
+# to DuckDB's row for row. --iot replays that many generated readings + heartbeats through `run`
+# on both runners and checks their Gold equal (0: skip). Every timed job is appended to
 # bench/results/runs.csv; the medians (and wall time / DuckDB's) to bench/results/summary.csv,
 # printed at the end; bench/results/chart.png and the README's table are redrawn from summary.csv.
 set -euo pipefail
@@ -23,7 +25,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 sizes=200000,2000000,4000000
 repeats=3
-jobs=duckdb,direct,spark
+jobs=duckdb,loop,direct,spark
 iot=1000000
 heap=2g
 timeout=1800
@@ -57,6 +59,7 @@ trap cleanup EXIT
 mkdir -p "$data" "$results" "$work/classes"
 duckdb=$(tr ':' '\n' < tools/target/classpath.txt | grep duckdb_jdbc | head -n 1)
 javac -nowarn -d "$work/classes" -cp "$duckdb" bench/RunSql.java bench/BenchReport.java
+javac -nowarn -d "$work/classes" -cp "$(cat tools/target/classpath.txt)" bench/UsersLoop.java
 sql=(java -cp "$duckdb:$work/classes" RunSql)
 sql() { "${sql[@]}" "$@"; }
 
@@ -186,13 +189,19 @@ for events in ${sizes//,/ }; do
           gold=anchor
           if [[ -d $out/gold ]]; then rm -rf "$anchor"; mv "$out/gold" "$anchor"; fi
           ;;
+        loop)
+          time_job "$job" java "-Xmx$heap" -cp "$(cat tools/target/classpath.txt):$work/classes" \
+            UsersLoop input="$input" out="$out"
+          gold=unchecked
+          [[ -d $anchor && -d $out/gold ]] && gold=$(gold_equal "$out/gold" "$anchor")
+          ;;
         direct | spark | cluster)
           project "$job"
           $timer "$job" "${cmd[@]}" users --input="$input" --lakehouse="$out" "${runner[@]}"
           gold=unchecked
           [[ -d $anchor && -d $out/gold ]] && gold=$(gold_equal "$out/gold/user_features" "$anchor")
           ;;
-        *) echo "bench/run.sh: unknown job $job (duckdb, direct, spark, cluster)" >&2; exit 2 ;;
+        *) echo "bench/run.sh: unknown job $job (duckdb, loop, direct, spark, cluster)" >&2; exit 2 ;;
       esac
       record users "$lines" "$job" "$r" "$gold"
     done
@@ -214,7 +223,7 @@ if [[ $iot -gt 0 ]]; then
   first=""
   for ((r = 1; r <= repeats; r++)); do
     for job in ${jobs//,/ }; do
-      [[ $job == duckdb ]] && continue
+      [[ $job == duckdb || $job == loop ]] && continue
       out=$work/out-$job-$r
       rm -rf "$out"
       project "$job"

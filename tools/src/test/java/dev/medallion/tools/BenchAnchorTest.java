@@ -48,37 +48,84 @@ class BenchAnchorTest {
           }
         }
       }
-      List<String> expected =
-          Files.readAllLines(
-              UserFeaturesEndToEndTest.USERS.resolve("expected/first-user_features.csv"));
-      Map<String, Long> golden = new LinkedHashMap<>();
-      new com.fasterxml.jackson.databind.ObjectMapper()
-          .readTree(UserFeaturesEndToEndTest.USERS.resolve("expected/first-counts.json").toFile())
-          .fields()
-          .forEachRemaining(f -> golden.put(f.getKey(), f.getValue().asLong()));
-      golden.put("gold", (long) expected.size() - 1);
-      assertThat(counts).containsExactlyInAnyOrderEntriesOf(golden);
-      List<String> gold = new ArrayList<>();
-      gold.add(expected.get(0));
-      try (ResultSet rs =
-          st.executeQuery(
-              "SELECT user_id, strftime(last_event_timestamp, '%Y-%m-%dT%H:%M:%S.%gZ'),"
-                  + " last_event_type, click_count, purchase_count, view_count,"
-                  + " add_to_cart_count, event_count,"
-                  + " strftime(first_event_timestamp, '%Y-%m-%dT%H:%M:%S.%gZ'),"
-                  + " days_since_last_event, last_feature_hash, as_of_date"
-                  + " FROM read_parquet('"
-                  + out.resolve("gold")
-                  + "/**/*.parquet', hive_partitioning = true) ORDER BY user_id")) {
-        while (rs.next()) {
-          List<String> cells = new ArrayList<>();
-          for (int i = 1; i <= 12; i++) {
-            cells.add(rs.getString(i));
-          }
-          gold.add(String.join(",", cells));
-        }
-      }
-      assertThat(gold).containsExactlyElementsOf(expected);
+      assertGolden(counts, st, out);
     }
+  }
+
+  /**
+   * The hand-written Java loop of {@code bench/UsersLoop.java} (the benchmark's practical limit),
+   * compiled here as {@code bench/run.sh} compiles it, gives the golden counts and Gold too.
+   */
+  @Test
+  void theJavaLoopGivesTheGoldenCountsAndGold(@TempDir Path tmp) throws Exception {
+    Path classes = Files.createDirectories(tmp.resolve("classes"));
+    int compiled =
+        javax.tools.ToolProvider.getSystemJavaCompiler()
+            .run(
+                null,
+                null,
+                null,
+                "-nowarn",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "-d",
+                classes.toString(),
+                ROOT.resolve("bench/UsersLoop.java").toString());
+    assertThat(compiled).as("javac bench/UsersLoop.java").isZero();
+    Path out = tmp.resolve("out");
+    try (java.net.URLClassLoader loader =
+        new java.net.URLClassLoader(
+            new java.net.URL[] {classes.toUri().toURL()}, getClass().getClassLoader())) {
+      Class<?> loop = loader.loadClass("UsersLoop");
+      List<?> files =
+          (List<?>)
+              loop.getDeclaredMethod("files", String.class)
+                  .invoke(null, UserFeaturesEndToEndTest.USERS.resolve("raw/*.ndjson").toString());
+      assertThat(files).hasSize(2);
+      @SuppressWarnings("unchecked")
+      Map<String, Long> counts =
+          (Map<String, Long>)
+              loop.getMethod("run", List.class, Path.class).invoke(null, files, out);
+      try (Connection db = DriverManager.getConnection("jdbc:duckdb:");
+          Statement st = db.createStatement()) {
+        assertGolden(counts, st, out);
+      }
+    }
+  }
+
+  /** The counts and the Gold table under {@code out} are the golden ones of testdata/users. */
+  private static void assertGolden(Map<String, Long> counts, Statement st, Path out)
+      throws Exception {
+    List<String> expected =
+        Files.readAllLines(
+            UserFeaturesEndToEndTest.USERS.resolve("expected/first-user_features.csv"));
+    Map<String, Long> golden = new LinkedHashMap<>();
+    new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(UserFeaturesEndToEndTest.USERS.resolve("expected/first-counts.json").toFile())
+        .fields()
+        .forEachRemaining(f -> golden.put(f.getKey(), f.getValue().asLong()));
+    golden.put("gold", (long) expected.size() - 1);
+    assertThat(counts).containsExactlyInAnyOrderEntriesOf(golden);
+    List<String> gold = new ArrayList<>();
+    gold.add(expected.get(0));
+    try (ResultSet rs =
+        st.executeQuery(
+            "SELECT user_id, strftime(last_event_timestamp, '%Y-%m-%dT%H:%M:%S.%gZ'),"
+                + " last_event_type, click_count, purchase_count, view_count,"
+                + " add_to_cart_count, event_count,"
+                + " strftime(first_event_timestamp, '%Y-%m-%dT%H:%M:%S.%gZ'),"
+                + " days_since_last_event, last_feature_hash, as_of_date"
+                + " FROM read_parquet('"
+                + out.resolve("gold")
+                + "/**/*.parquet', hive_partitioning = true) ORDER BY user_id")) {
+      while (rs.next()) {
+        List<String> cells = new ArrayList<>();
+        for (int i = 1; i <= 12; i++) {
+          cells.add(rs.getString(i));
+        }
+        gold.add(String.join(",", cells));
+      }
+    }
+    assertThat(gold).containsExactlyElementsOf(expected);
   }
 }
