@@ -387,10 +387,14 @@ public final class UsersLoop {
                 }
                 return null;
               }));
-      t.pending.removeIf(f -> f.isDone() && failed(f) == null);
-      for (java.util.concurrent.Future<?> f : t.pending) {
+      for (var it = t.pending.iterator(); it.hasNext(); ) {
+        java.util.concurrent.Future<?> f = it.next();
         if (f.isDone()) {
-          throw failed(f);
+          IOException e = failed(f);
+          if (e != null) {
+            throw e;
+          }
+          it.remove();
         }
       }
     }
