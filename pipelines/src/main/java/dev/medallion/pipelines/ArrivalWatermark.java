@@ -23,23 +23,28 @@ import org.joda.time.Instant;
  * watermark follows the newest arrival any partition of the topic has read in this JVM. When every
  * partition has been caught up for {@code idleStop} of wall-clock time, or when the stage is asked
  * to stop ({@link #drain}), the watermark goes to the end of time: the runner fires the last
- * windows, writes and commits them, and the job ends.
+ * windows, writes and commits them, and the job ends. Since when a partition has been caught up is
+ * kept per partition in the JVM, not in the policy: the SparkRunner makes a new reader, and with it
+ * new policies, whenever its cache of readers lets one go (a micro-batch that ran longer than the
+ * cache keeps them), which put the idle clock back to zero every time.
  */
 final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
   private static final ConcurrentMap<String, Long> NEWEST = new ConcurrentHashMap<>();
+  private static final ConcurrentMap<String, Long> CAUGHT_UP_SINCE = new ConcurrentHashMap<>();
   private static volatile boolean draining;
 
   private final String topic;
+  private final String partition;
   private final long disorderMillis;
   private final long idleStopMillis;
   private long newest = Long.MIN_VALUE;
-  private long caughtUpSince = Long.MAX_VALUE;
   private boolean ended;
   private Instant watermark;
 
   private ArrivalWatermark(
-      String topic, Duration disorder, Duration idleStop, Optional<Instant> previous) {
-    this.topic = topic;
+      TopicPartition tp, Duration disorder, Duration idleStop, Optional<Instant> previous) {
+    this.topic = tp.topic();
+    this.partition = tp.toString();
     this.disorderMillis = disorder.getMillis();
     this.idleStopMillis = idleStop.getMillis();
     this.watermark = previous.orElse(BoundedWindow.TIMESTAMP_MIN_VALUE);
@@ -53,7 +58,7 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
    */
   static TimestampPolicyFactory<byte[], byte[]> factory(Duration disorder, Duration idleStop) {
     return (TopicPartition tp, Optional<Instant> previous) ->
-        new ArrivalWatermark(tp.topic(), disorder, idleStop, previous);
+        new ArrivalWatermark(tp, disorder, idleStop, previous);
   }
 
   /** Ends every Kafka read of this JVM at its next watermark (Ctrl-C: a clean stop). */
@@ -65,6 +70,7 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
   static void reset() {
     draining = false;
     NEWEST.clear();
+    CAUGHT_UP_SINCE.clear();
   }
 
   @Override
@@ -72,7 +78,7 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
     long arrival = r.getTimestamp();
     newest = Math.max(newest, arrival);
     NEWEST.merge(topic, arrival, Math::max);
-    caughtUpSince = Long.MAX_VALUE;
+    CAUGHT_UP_SINCE.remove(partition);
     return new Instant(arrival);
   }
 
@@ -84,7 +90,7 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
     long basis = newest;
     if (ctx.getMessageBacklog() == 0) {
       long now = System.currentTimeMillis();
-      caughtUpSince = Math.min(caughtUpSince, now);
+      long caughtUpSince = CAUGHT_UP_SINCE.computeIfAbsent(partition, k -> now);
       if (idleStopMillis > 0 && now - caughtUpSince >= idleStopMillis) {
         ended = true; // a watermark never goes back: what arrives later is for the next run
         return BoundedWindow.TIMESTAMP_MAX_VALUE;

@@ -1,0 +1,88 @@
+package dev.medallion.pipelines;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Optional;
+import org.apache.beam.sdk.io.kafka.KafkaRecord;
+import org.apache.beam.sdk.io.kafka.KafkaTimestampType;
+import org.apache.beam.sdk.io.kafka.TimestampPolicy;
+import org.apache.beam.sdk.io.kafka.TimestampPolicy.PartitionContext;
+import org.apache.beam.sdk.io.kafka.TimestampPolicyFactory;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.kafka.common.TopicPartition;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code --idleStopSeconds}: a Kafka stage ends once every partition has had nothing new for that
+ * long, also when the runner makes new readers (and so new policies) in between, as the SparkRunner
+ * does whenever its reader cache lets a reader go.
+ */
+class ArrivalWatermarkTest {
+  private static final TopicPartition TP = new TopicPartition("medallion.raw", 0);
+  private static final Duration IDLE = Duration.millis(300);
+  private static final PartitionContext CAUGHT_UP = backlog(0);
+
+  @AfterEach
+  void reset() {
+    ArrivalWatermark.reset();
+  }
+
+  @Test
+  void aCaughtUpPartitionEndsTheReadAfterTheIdleTimeEvenAcrossNewReaders() throws Exception {
+    ArrivalWatermark.reset();
+    TimestampPolicyFactory<byte[], byte[]> factory = ArrivalWatermark.factory(Duration.ZERO, IDLE);
+    TimestampPolicy<byte[], byte[]> first = factory.createTimestampPolicy(TP, Optional.empty());
+    assertThat(first.getWatermark(CAUGHT_UP)).isNotEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+
+    Thread.sleep(IDLE.getMillis() + 200);
+    // A new reader of the same partition (Spark's reader cache let the first one go).
+    TimestampPolicy<byte[], byte[]> second =
+        factory.createTimestampPolicy(TP, Optional.of(new Instant(0)));
+    assertThat(second.getWatermark(CAUGHT_UP)).isEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+  }
+
+  @Test
+  void aRecordPutsTheIdleClockBackAndABacklogHoldsItBack() throws Exception {
+    ArrivalWatermark.reset();
+    TimestampPolicyFactory<byte[], byte[]> factory = ArrivalWatermark.factory(Duration.ZERO, IDLE);
+    TimestampPolicy<byte[], byte[]> first = factory.createTimestampPolicy(TP, Optional.empty());
+    first.getWatermark(CAUGHT_UP);
+    Thread.sleep(IDLE.getMillis() + 200);
+    first.getTimestampForRecord(CAUGHT_UP, record(System.currentTimeMillis()));
+    assertThat(first.getWatermark(backlog(5))).isNotEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+
+    TimestampPolicy<byte[], byte[]> second = factory.createTimestampPolicy(TP, Optional.empty());
+    assertThat(second.getWatermark(CAUGHT_UP))
+        .as("the record started the idle time again")
+        .isNotEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+  }
+
+  private static KafkaRecord<byte[], byte[]> record(long timestamp) {
+    return new KafkaRecord<>(
+        TP.topic(),
+        TP.partition(),
+        1L,
+        timestamp,
+        KafkaTimestampType.LOG_APPEND_TIME,
+        null,
+        new byte[0],
+        new byte[0]);
+  }
+
+  private static PartitionContext backlog(long messages) {
+    return new PartitionContext() {
+      @Override
+      public long getMessageBacklog() {
+        return messages;
+      }
+
+      @Override
+      public Instant getBacklogCheckTime() {
+        return Instant.now();
+      }
+    };
+  }
+}
