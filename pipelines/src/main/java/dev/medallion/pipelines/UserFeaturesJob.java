@@ -5,6 +5,7 @@ import dev.medallion.core.InputFormat;
 import dev.medallion.core.MedallionException;
 import dev.medallion.core.ReadNdjsonLines;
 import dev.medallion.core.ReadTable;
+import dev.medallion.core.TableFileCounts;
 import dev.medallion.core.TableRewrite;
 import dev.medallion.lakehouse.Catalog;
 import dev.medallion.lakehouse.CrashPoints;
@@ -106,6 +107,14 @@ public final class UserFeaturesJob {
       RunIds.end(lake, runId);
       throw e;
     }
+    Map<String, Long> counts;
+    try {
+      counts = countedInFiles(Progress.counters(result), tables, runId);
+    } catch (IOException | RuntimeException e) {
+      RunIds.discard(tables, runId);
+      RunIds.end(lake, runId);
+      throw e;
+    }
     CrashPoints.reached(CrashPoints.BEFORE_COMMIT);
     tables.commit(
         runId,
@@ -131,7 +140,68 @@ public final class UserFeaturesJob {
     // Files a retried or recomputed bundle left (listed in no manifest, so not committed).
     RunIds.discard(tables, runId);
     RunIds.end(lake, runId);
-    return new Summary(fresh.size(), Progress.counters(result), Progress.examples(result));
+    return new Summary(fresh.size(), counts, Progress.examples(result));
+  }
+
+  /** The counters {@link #countedInFiles} takes from the run's files instead. */
+  private static final java.util.regex.Pattern FROM_FILES =
+      java.util.regex.Pattern.compile(
+          "(bronze|silver|gold)_user_rejected(_.*)?|(bronze|silver)_user_accepted"
+              + "|silver_user_duplicates|gold_user_features_rows");
+
+  /**
+   * The run's counts of rows and dead letters from the files its commit adds (their footers, and
+   * the quarantine's stage and reason columns), in place of the runner's counters for the same
+   * numbers ({@link #preferFiles}).
+   */
+  static Map<String, Long> countedInFiles(
+      Map<String, Long> counters, LakeTables tables, String runId) throws IOException {
+    Map<String, Long> files = new java.util.TreeMap<>();
+    files.put("bronze_user_accepted", TableFileCounts.rows(tables.listedBy(BRONZE, runId, "")));
+    files.put("silver_user_accepted", TableFileCounts.rows(tables.listedBy(SILVER, runId, "")));
+    files.put("gold_user_features_rows", TableFileCounts.rows(tables.listedBy(GOLD, runId, "")));
+    List<String> deadLetters = new ArrayList<>();
+    for (String stage : List.of(DeadLetter.BRONZE, DeadLetter.SILVER, DeadLetter.GOLD)) {
+      deadLetters.addAll(tables.listedBy(QUARANTINE, runId, "stage=" + stage));
+    }
+    files.putAll(TableFileCounts.deadLetters(deadLetters, "_user"));
+    return preferFiles(counters, files, System.err);
+  }
+
+  /**
+   * The counters, with what the files say in place of every count the files hold: Spark increments
+   * a counter again for a task it recomputes or retries, and has no committed metrics. Silver's
+   * later copies are dead letters of reason {@code duplicate} in the files, and their own counter
+   * ({@code silver_user_duplicates}) beside Silver's rejections. Says on {@code err} when counters
+   * and files differ. Counters the files cannot hold (CDC's replaced rows) stay.
+   */
+  static Map<String, Long> preferFiles(
+      Map<String, Long> counters, Map<String, Long> inFiles, java.io.PrintStream err) {
+    Map<String, Long> files = new java.util.TreeMap<>(inFiles);
+    files.putIfAbsent("bronze_user_rejected", 0L);
+    files.putIfAbsent("silver_user_rejected", 0L);
+    long duplicates = files.getOrDefault("silver_user_rejected_duplicate", 0L);
+    files.remove("silver_user_rejected_duplicate");
+    files.merge("silver_user_rejected", -duplicates, Long::sum);
+    files.put("silver_user_duplicates", duplicates);
+    List<String> differ = new ArrayList<>();
+    files.forEach(
+        (k, v) -> {
+          long counted = counters.getOrDefault(k, 0L);
+          if (counted != v) {
+            differ.add(k + " " + counted + " -> " + v);
+          }
+        });
+    Map<String, Long> all = new java.util.TreeMap<>(counters);
+    all.keySet().removeIf(k -> FROM_FILES.matcher(k).matches());
+    all.putAll(files);
+    if (!differ.isEmpty()) {
+      err.println(
+          "users: the runner's counters differ from what this run's table files hold (a task run"
+              + " again?); the counts reported are the files': "
+              + String.join(", ", differ));
+    }
+    return all;
   }
 
   /**
