@@ -22,8 +22,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -185,11 +187,11 @@ public final class UsersLoop {
           }
         }
       }
-      long asOf = Long.MIN_VALUE; // the latest event date, as a day number
+      long asOf = Long.MIN_VALUE; // the latest event date, as a day number (none: no Gold)
       for (User u : users.values()) {
         asOf = Math.max(asOf, Math.floorDiv(u.last, 86_400_000L));
       }
-      String asOfDate = LocalDate.ofEpochDay(asOf).toString();
+      String asOfDate = users.isEmpty() ? "" : LocalDate.ofEpochDay(asOf).toString();
       for (Map.Entry<String, User> e : new TreeMap<>(users).entrySet()) {
         User u = e.getValue();
         String hash =
@@ -388,7 +390,7 @@ public final class UsersLoop {
                 return null;
               }));
       for (var it = t.pending.iterator(); it.hasNext(); ) {
-        java.util.concurrent.Future<?> f = it.next();
+        Future<?> f = it.next();
         if (f.isDone()) {
           IOException e = failed(f);
           if (e != null) {
@@ -399,11 +401,11 @@ public final class UsersLoop {
       }
     }
 
-    private static IOException failed(java.util.concurrent.Future<?> f) {
+    private static IOException failed(Future<?> f) {
       try {
         f.get();
         return null;
-      } catch (java.util.concurrent.ExecutionException e) {
+      } catch (ExecutionException e) {
         return e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -415,12 +417,17 @@ public final class UsersLoop {
     public void close() throws IOException {
       IOException first = null;
       for (Table t : open.values()) {
-        if (!t.rows.isEmpty()) {
-          hand(t);
+        try {
+          if (!t.rows.isEmpty()) {
+            hand(t);
+          }
+          t.pending.add(t.thread.submit(t::closeAll));
+        } catch (IOException e) {
+          first = first == null ? e : first;
+        } finally {
+          t.thread.shutdown();
         }
-        t.pending.add(t.thread.submit(t::closeAll));
-        t.thread.shutdown();
-        for (java.util.concurrent.Future<?> f : t.pending) {
+        for (Future<?> f : t.pending) {
           IOException e = failed(f);
           first = first == null ? e : first;
         }
@@ -435,8 +442,14 @@ public final class UsersLoop {
   private static final class Table {
     final Path dir;
     final MessageType schema;
-    final ExecutorService thread = Executors.newSingleThreadExecutor();
-    final List<java.util.concurrent.Future<?>> pending = new ArrayList<>();
+    final ExecutorService thread =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "parquet-writer");
+              t.setDaemon(true); // a failed run ends; it never waits for a writer
+              return t;
+            });
+    final List<Future<?>> pending = new ArrayList<>();
     final Map<String, ParquetWriter<Object[]>> writers = new HashMap<>();
     List<String> parts = new ArrayList<>();
     List<Object[]> rows = new ArrayList<>();
@@ -475,9 +488,18 @@ public final class UsersLoop {
       return w;
     }
 
+    /** Closes every open file; the first failure is thrown once all are tried. */
     Void closeAll() throws IOException {
+      IOException first = null;
       for (ParquetWriter<Object[]> w : writers.values()) {
-        w.close();
+        try {
+          w.close();
+        } catch (IOException e) {
+          first = first == null ? e : first;
+        }
+      }
+      if (first != null) {
+        throw first;
       }
       return null;
     }

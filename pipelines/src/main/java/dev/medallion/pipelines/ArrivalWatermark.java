@@ -3,6 +3,7 @@ package dev.medallion.pipelines;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.LongSupplier;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
 import org.apache.beam.sdk.io.kafka.TimestampPolicy;
 import org.apache.beam.sdk.io.kafka.TimestampPolicyFactory;
@@ -37,12 +38,18 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
   private final String partition;
   private final long disorderMillis;
   private final long idleStopMillis;
+  private final LongSupplier clock;
   private long newest = Long.MIN_VALUE;
   private boolean ended;
   private Instant watermark;
 
   private ArrivalWatermark(
-      TopicPartition tp, Duration disorder, Duration idleStop, Optional<Instant> previous) {
+      TopicPartition tp,
+      Duration disorder,
+      Duration idleStop,
+      Optional<Instant> previous,
+      LongSupplier clock) {
+    this.clock = clock;
     this.topic = tp.topic();
     this.partition = tp.toString();
     this.disorderMillis = disorder.getMillis();
@@ -57,9 +64,18 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
    *     never (until {@link #drain})
    */
   static TimestampPolicyFactory<byte[], byte[]> factory(Duration disorder, Duration idleStop) {
-    return (TopicPartition tp, Optional<Instant> previous) ->
-        new ArrivalWatermark(tp, disorder, idleStop, previous);
+    return factory(disorder, idleStop, System::currentTimeMillis);
   }
+
+  /** The same, on the given wall clock (milliseconds). */
+  static TimestampPolicyFactory<byte[], byte[]> factory(
+      Duration disorder, Duration idleStop, SerializableLongSupplier clock) {
+    return (TopicPartition tp, Optional<Instant> previous) ->
+        new ArrivalWatermark(tp, disorder, idleStop, previous, clock);
+  }
+
+  /** A clock a factory can carry to the workers. */
+  interface SerializableLongSupplier extends LongSupplier, java.io.Serializable {}
 
   /** Ends every Kafka read of this JVM at its next watermark (Ctrl-C: a clean stop). */
   static void drain() {
@@ -89,7 +105,7 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
     }
     long basis = newest;
     if (ctx.getMessageBacklog() == 0) {
-      long now = System.currentTimeMillis();
+      long now = clock.getAsLong();
       long caughtUpSince = CAUGHT_UP_SINCE.computeIfAbsent(partition, k -> now);
       if (idleStopMillis > 0 && now - caughtUpSince >= idleStopMillis) {
         ended = true; // a watermark never goes back: what arrives later is for the next run

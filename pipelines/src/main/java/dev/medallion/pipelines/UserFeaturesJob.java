@@ -17,12 +17,15 @@ import dev.medallion.lakehouse.RunIds;
 import dev.medallion.users.UserEventBronze;
 import dev.medallion.users.UserFeaturesMedallion;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.joda.time.Duration;
@@ -144,10 +147,10 @@ public final class UserFeaturesJob {
   }
 
   /** The counters {@link #countedInFiles} takes from the run's files instead. */
-  private static final java.util.regex.Pattern FROM_FILES =
-      java.util.regex.Pattern.compile(
+  private static final Pattern FROM_FILES =
+      Pattern.compile(
           "(bronze|silver|gold)_user_rejected(_.*)?|(bronze|silver)_user_accepted"
-              + "|silver_user_duplicates|gold_user_features_rows");
+              + "|silver_user_duplicates|silver_user_replaced|gold_user_features_rows");
 
   /**
    * The run's counts of rows and dead letters from the files its commit adds (their footers, and
@@ -156,7 +159,7 @@ public final class UserFeaturesJob {
    */
   static Map<String, Long> countedInFiles(
       Map<String, Long> counters, LakeTables tables, String runId) throws IOException {
-    Map<String, Long> files = new java.util.TreeMap<>();
+    Map<String, Long> files = new TreeMap<>();
     files.put("bronze_user_accepted", TableFileCounts.rows(tables.listedBy(BRONZE, runId, "")));
     files.put("silver_user_accepted", TableFileCounts.rows(tables.listedBy(SILVER, runId, "")));
     files.put("gold_user_features_rows", TableFileCounts.rows(tables.listedBy(GOLD, runId, "")));
@@ -170,20 +173,21 @@ public final class UserFeaturesJob {
 
   /**
    * The counters, with what the files say in place of every count the files hold: Spark increments
-   * a counter again for a task it recomputes or retries, and has no committed metrics. Silver's
-   * later copies are dead letters of reason {@code duplicate} in the files, and their own counter
-   * ({@code silver_user_duplicates}) beside Silver's rejections. Says on {@code err} when counters
-   * and files differ. Counters the files cannot hold (CDC's replaced rows) stay.
+   * a counter again for a task it recomputes or retries, and has no committed metrics. Two kinds of
+   * Silver dead letters are not rejections and have counters of their own: later copies ({@code
+   * duplicate}: {@code silver_user_duplicates}) and CDC's older versions ({@code cdc_superseded},
+   * {@code cdc_deleted}: {@code silver_user_replaced}). Says on {@code err} when counters and files
+   * differ.
    */
   static Map<String, Long> preferFiles(
-      Map<String, Long> counters, Map<String, Long> inFiles, java.io.PrintStream err) {
-    Map<String, Long> files = new java.util.TreeMap<>(inFiles);
+      Map<String, Long> counters, Map<String, Long> inFiles, PrintStream err) {
+    Map<String, Long> files = new TreeMap<>(inFiles);
     files.putIfAbsent("bronze_user_rejected", 0L);
     files.putIfAbsent("silver_user_rejected", 0L);
-    long duplicates = files.getOrDefault("silver_user_rejected_duplicate", 0L);
-    files.remove("silver_user_rejected_duplicate");
-    files.merge("silver_user_rejected", -duplicates, Long::sum);
+    long duplicates = notRejected(files, "duplicate");
+    long replaced = notRejected(files, "cdc_superseded") + notRejected(files, "cdc_deleted");
     files.put("silver_user_duplicates", duplicates);
+    files.put("silver_user_replaced", replaced);
     List<String> differ = new ArrayList<>();
     files.forEach(
         (k, v) -> {
@@ -192,7 +196,13 @@ public final class UserFeaturesJob {
             differ.add(k + " " + counted + " -> " + v);
           }
         });
-    Map<String, Long> all = new java.util.TreeMap<>(counters);
+    counters.forEach(
+        (k, v) -> {
+          if (v != 0 && !files.containsKey(k) && FROM_FILES.matcher(k).matches()) {
+            differ.add(k + " " + v + " -> 0");
+          }
+        });
+    Map<String, Long> all = new TreeMap<>(counters);
     all.keySet().removeIf(k -> FROM_FILES.matcher(k).matches());
     all.putAll(files);
     if (!differ.isEmpty()) {
@@ -202,6 +212,16 @@ public final class UserFeaturesJob {
               + String.join(", ", differ));
     }
     return all;
+  }
+
+  /** Takes Silver's dead letters of this reason out of its rejections; returns how many. */
+  private static long notRejected(Map<String, Long> files, String reason) {
+    Long n = files.remove("silver_user_rejected_" + reason);
+    if (n == null) {
+      return 0;
+    }
+    files.merge("silver_user_rejected", -n, Long::sum);
+    return n;
   }
 
   /**

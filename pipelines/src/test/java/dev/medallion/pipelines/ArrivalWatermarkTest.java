@@ -3,6 +3,7 @@ package dev.medallion.pipelines;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
 import org.apache.beam.sdk.io.kafka.KafkaTimestampType;
 import org.apache.beam.sdk.io.kafka.TimestampPolicy;
@@ -22,7 +23,11 @@ import org.junit.jupiter.api.Test;
  */
 class ArrivalWatermarkTest {
   private static final TopicPartition TP = new TopicPartition("medallion.raw", 0);
-  private static final Duration IDLE = Duration.millis(300);
+  private static final Duration IDLE = Duration.standardSeconds(20);
+
+  /** The wall clock the policies read, moved by the tests. */
+  private static final AtomicLong NOW = new AtomicLong(1_000_000L);
+
   private static final PartitionContext CAUGHT_UP = backlog(0);
 
   @AfterEach
@@ -31,13 +36,16 @@ class ArrivalWatermarkTest {
   }
 
   @Test
-  void aCaughtUpPartitionEndsTheReadAfterTheIdleTimeEvenAcrossNewReaders() throws Exception {
+  void aCaughtUpPartitionEndsTheReadAfterTheIdleTimeEvenAcrossNewReaders() {
     ArrivalWatermark.reset();
-    TimestampPolicyFactory<byte[], byte[]> factory = ArrivalWatermark.factory(Duration.ZERO, IDLE);
+    TimestampPolicyFactory<byte[], byte[]> factory =
+        ArrivalWatermark.factory(Duration.ZERO, IDLE, NOW::get);
     TimestampPolicy<byte[], byte[]> first = factory.createTimestampPolicy(TP, Optional.empty());
     assertThat(first.getWatermark(CAUGHT_UP)).isNotEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+    NOW.addAndGet(IDLE.getMillis() - 1);
+    assertThat(first.getWatermark(CAUGHT_UP)).isNotEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
 
-    Thread.sleep(IDLE.getMillis() + 200);
+    NOW.addAndGet(1);
     // A new reader of the same partition (Spark's reader cache let the first one go).
     TimestampPolicy<byte[], byte[]> second =
         factory.createTimestampPolicy(TP, Optional.of(new Instant(0)));
@@ -45,19 +53,24 @@ class ArrivalWatermarkTest {
   }
 
   @Test
-  void aRecordPutsTheIdleClockBackAndABacklogHoldsItBack() throws Exception {
+  void aRecordPutsTheIdleClockBackAndABacklogHoldsItBack() {
     ArrivalWatermark.reset();
-    TimestampPolicyFactory<byte[], byte[]> factory = ArrivalWatermark.factory(Duration.ZERO, IDLE);
+    TimestampPolicyFactory<byte[], byte[]> factory =
+        ArrivalWatermark.factory(Duration.ZERO, IDLE, NOW::get);
     TimestampPolicy<byte[], byte[]> first = factory.createTimestampPolicy(TP, Optional.empty());
     first.getWatermark(CAUGHT_UP);
-    Thread.sleep(IDLE.getMillis() + 200);
-    first.getTimestampForRecord(CAUGHT_UP, record(System.currentTimeMillis()));
-    assertThat(first.getWatermark(backlog(5))).isNotEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+    NOW.addAndGet(IDLE.getMillis() + 1);
+    assertThat(first.getWatermark(backlog(5)))
+        .as("a partition with records to read is not idle")
+        .isNotEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+    first.getTimestampForRecord(CAUGHT_UP, record(NOW.get()));
 
     TimestampPolicy<byte[], byte[]> second = factory.createTimestampPolicy(TP, Optional.empty());
     assertThat(second.getWatermark(CAUGHT_UP))
         .as("the record started the idle time again")
         .isNotEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+    NOW.addAndGet(IDLE.getMillis());
+    assertThat(second.getWatermark(CAUGHT_UP)).isEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
   }
 
   private static KafkaRecord<byte[], byte[]> record(long timestamp) {

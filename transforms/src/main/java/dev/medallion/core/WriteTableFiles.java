@@ -210,11 +210,11 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
           "received_at");
 
   /**
-   * Long text columns no query filters on: min/max statistics compare every value with both, and
-   * their bounds prune nothing.
+   * The raw text, which nothing filters on: min/max statistics compare every value with both, and
+   * their bounds prune nothing. ({@code source} keeps them: a Kafka stage's resume filters on it.)
    */
   static final java.util.Set<String> NO_STATISTICS =
-      java.util.Set.of("raw_line", "raw_payload", "original_payload", "source");
+      java.util.Set.of("raw_line", "raw_payload", "original_payload");
 
   static ParquetWriter<GenericRecord> open(String path, Schema schema) throws IOException {
     AvroParquetWriter.Builder<GenericRecord> builder =
