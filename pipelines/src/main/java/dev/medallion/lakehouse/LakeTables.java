@@ -262,6 +262,10 @@ public final class LakeTables implements AutoCloseable {
     if (cached != null) {
       return cached;
     }
+    return whenNotBusy(() -> load(def));
+  }
+
+  private Table load(Catalog.Table def) {
     TableIdentifier id = id(def);
     Table table;
     try {
@@ -738,26 +742,39 @@ public final class LakeTables implements AutoCloseable {
    * SQLITE_BUSY}, nothing changed): then the step is built again on the table's newest state.
    */
   private void apply(String runId, int index, Step step, Map<String, String> summary) {
+    whenNotBusy(
+        () -> {
+          if (embedded()) {
+            // One commit at a time on this catalog file, between threads and processes alike.
+            synchronized (COMMITS) {
+              try (java.nio.channels.FileChannel channel =
+                      java.nio.channels.FileChannel.open(
+                          config.localCatalogDir().resolve("_commit.lock"),
+                          java.nio.file.StandardOpenOption.CREATE,
+                          java.nio.file.StandardOpenOption.WRITE);
+                  java.nio.channels.FileLock lock = channel.lock()) {
+                applyOnce(runId, index, step, summary);
+              } catch (IOException e) {
+                throw new UncheckedIOException("cannot lock the catalog for a commit", e);
+              }
+            }
+          } else {
+            applyOnce(runId, index, step, summary);
+          }
+          return null;
+        });
+  }
+
+  /**
+   * {@code work}, a catalog read or write, done again when SQLite refused it at once because
+   * another connection was writing ({@code SQLITE_BUSY}: nothing was changed). A run that starts
+   * beside a running stage creates and evolves its tables, and marks Gold, while that stage
+   * commits.
+   */
+  public <T> T whenNotBusy(java.util.function.Supplier<T> work) {
     for (int attempt = 1; ; attempt++) {
       try {
-        if (embedded()) {
-          // One commit at a time on this catalog file, between threads and processes alike.
-          synchronized (COMMITS) {
-            try (java.nio.channels.FileChannel channel =
-                    java.nio.channels.FileChannel.open(
-                        config.localCatalogDir().resolve("_commit.lock"),
-                        java.nio.file.StandardOpenOption.CREATE,
-                        java.nio.file.StandardOpenOption.WRITE);
-                java.nio.channels.FileLock lock = channel.lock()) {
-              applyOnce(runId, index, step, summary);
-            }
-          }
-        } else {
-          applyOnce(runId, index, step, summary);
-        }
-        return;
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot lock the catalog for a commit", e);
+        return work.get();
       } catch (UncheckedSQLException e) {
         if (attempt >= 30 || !String.valueOf(e.getCause()).contains("SQLITE_BUSY")) {
           throw e;

@@ -103,11 +103,13 @@ final class GoldSeed {
    * Marks Gold's table with {@code point} until {@link #release}: a kill leaves it for the next.
    */
   static void hold(LakeTables tables, Point point) {
-    tables
-        .table(Catalog.byPath(Lakehouse.GOLD_DEVICE_MINUTE))
-        .updateProperties()
-        .set(OPEN_SINCE, Long.toString(point.from().getMillis()))
-        .commit();
+    Table gold = tables.table(Catalog.byPath(Lakehouse.GOLD_DEVICE_MINUTE));
+    tables.whenNotBusy(
+        () -> {
+          gold.refresh();
+          gold.updateProperties().set(OPEN_SINCE, Long.toString(point.from().getMillis())).commit();
+          return null;
+        });
   }
 
   /** The run ended cleanly: every window it held is written and committed. */
@@ -115,7 +117,14 @@ final class GoldSeed {
     tables
         .existing(Catalog.byPath(Lakehouse.GOLD_DEVICE_MINUTE))
         .filter(t -> t.properties().containsKey(OPEN_SINCE))
-        .ifPresent(t -> t.updateProperties().remove(OPEN_SINCE).commit());
+        .ifPresent(
+            t ->
+                tables.whenNotBusy(
+                    () -> {
+                      t.refresh();
+                      t.updateProperties().remove(OPEN_SINCE).commit();
+                      return null;
+                    }));
   }
 
   /**
