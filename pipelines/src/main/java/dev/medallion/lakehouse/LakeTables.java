@@ -771,7 +771,7 @@ public final class LakeTables implements AutoCloseable {
    * beside a running stage creates and evolves its tables, and marks Gold, while that stage
    * commits.
    */
-  public <T> T whenNotBusy(java.util.function.Supplier<T> work) {
+  public static <T> T whenNotBusy(java.util.function.Supplier<T> work) {
     for (int attempt = 1; ; attempt++) {
       try {
         return work.get();

@@ -104,7 +104,7 @@ final class GoldSeed {
    */
   static void hold(LakeTables tables, Point point) {
     Table gold = tables.table(Catalog.byPath(Lakehouse.GOLD_DEVICE_MINUTE));
-    tables.whenNotBusy(
+    LakeTables.whenNotBusy(
         () -> {
           gold.refresh();
           gold.updateProperties().set(OPEN_SINCE, Long.toString(point.from().getMillis())).commit();
@@ -119,7 +119,7 @@ final class GoldSeed {
         .filter(t -> t.properties().containsKey(OPEN_SINCE))
         .ifPresent(
             t ->
-                tables.whenNotBusy(
+                LakeTables.whenNotBusy(
                     () -> {
                       t.refresh();
                       t.updateProperties().remove(OPEN_SINCE).commit();

@@ -51,6 +51,37 @@ class LakeTablesTest {
   }
 
   @Test
+  void aCatalogCallRefusedWithSqliteBusyIsMadeAgainAndOtherFailuresAreNot() {
+    java.util.concurrent.atomic.AtomicInteger calls =
+        new java.util.concurrent.atomic.AtomicInteger();
+    String result =
+        LakeTables.whenNotBusy(
+            () -> {
+              if (calls.incrementAndGet() < 3) {
+                throw new org.apache.iceberg.jdbc.UncheckedSQLException(
+                    new java.sql.SQLException("[SQLITE_BUSY] The database file is locked"),
+                    "Unknown failure");
+              }
+              return "done";
+            });
+    assertThat(result).isEqualTo("done");
+    assertThat(calls).hasValue(3);
+
+    calls.set(0);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                LakeTables.whenNotBusy(
+                    () -> {
+                      calls.incrementAndGet();
+                      throw new org.apache.iceberg.jdbc.UncheckedSQLException(
+                          new java.sql.SQLException("[SQLITE_CONSTRAINT] constraint failed"),
+                          "Unknown failure");
+                    }))
+        .hasMessageContaining("Unknown failure");
+    assertThat(calls).hasValue(1);
+  }
+
+  @Test
   void writtenFilesAreInvisibleUntilCommittedAndPrunedByPartitionAndTime() throws Exception {
     try (LakeTables tables = LakeTables.open(config())) {
       List<String> files =
