@@ -7,6 +7,7 @@ import dev.medallion.core.MedallionException;
 import dev.medallion.core.RawEvent;
 import dev.medallion.core.ReadNdjsonLines;
 import dev.medallion.core.ReadTable;
+import dev.medallion.core.TableFileCounts;
 import dev.medallion.generator.DeviceRegistryWriter;
 import dev.medallion.generator.GeneratorConfig;
 import dev.medallion.generator.GeneratorSource;
@@ -69,11 +70,18 @@ public final class IotJob {
   }
 
   /**
+   * A finished job and the counts its report gives: a run that commits after its job counts its
+   * rows and dead letters in the files it commits ({@link #countedInFiles}); a stream, which
+   * commits as it goes, gives the runner's counters.
+   */
+  public record Ran(PipelineResult result, Map<String, Long> counts) {}
+
+  /**
    * Runs {@code stage} and waits for it. Returns the finished job, or null when a replay found no
    * file that an earlier run had not ingested (said on stderr). A job that fails leaves nothing
    * half-done and throws a {@link MedallionException} saying why in one line.
    */
-  public static @Nullable PipelineResult run(Stage stage, IotOptions options) throws IOException {
+  public static @Nullable Ran run(Stage stage, IotOptions options) throws IOException {
     refuseSparkStreamingFromTables(stage, options);
     LakeTables.Config config = LakeTables.Config.of(options);
     try (LakehouseLock lock = LakehouseLock.acquire(config, options.getRunId(), layers(stage));
@@ -111,7 +119,7 @@ public final class IotJob {
     return stage == Stage.ALL ? LakehouseLock.LAYERS : List.of(stage.name().toLowerCase());
   }
 
-  private static @Nullable PipelineResult runLocked(
+  private static @Nullable Ran runLocked(
       Stage stage, IotOptions options, LakeTables tables, LakehouseLock lock) throws IOException {
     String name = "medallion " + (stage == Stage.ALL ? "run" : stage.name().toLowerCase());
     String runId = options.getRunId();
@@ -212,13 +220,23 @@ public final class IotJob {
       // started, and the next writing run deletes what it left uncommitted.
       throw new MedallionException("the pipeline failed: " + Failures.oneLine(e), e);
     }
+    Map<String, Long> counts = Progress.counters(result);
     if (result.getState() != PipelineResult.State.DONE) {
       if (!streams) {
         RunIds.discard(tables, runId);
       } else {
-        return result;
+        return new Ran(result, counts);
       }
     } else if (!streams) {
+      if (reingest == IotReingest.NONE) {
+        try {
+          counts = countedInFiles(stage, counts, tables, runId, System.err);
+        } catch (IOException | RuntimeException e) {
+          RunIds.discard(tables, runId);
+          RunIds.end(lake, runId);
+          throw e;
+        }
+      }
       CrashPoints.reached(CrashPoints.BEFORE_COMMIT);
       tables.commit(
           runId,
@@ -233,7 +251,56 @@ public final class IotJob {
       GoldSeed.release(tables); // every window it held is written (or Gold was recomputed)
     }
     RunIds.end(lake, runId);
-    return result;
+    return new Ran(result, counts);
+  }
+
+  /**
+   * {@code counters} with the counts of rows and dead letters taken from the files the run's commit
+   * adds to the layers {@code stage} writes ({@link FileCounts}): Bronze's rows, Silver's readings
+   * and heartbeats, each Gold table's rows (every pane), and the quarantine's dead letters by stage
+   * and reason. Says on {@code err} when the counters differ.
+   */
+  static Map<String, Long> countedInFiles(
+      Stage stage,
+      Map<String, Long> counters,
+      LakeTables tables,
+      String runId,
+      java.io.PrintStream err)
+      throws IOException {
+    List<String> layers = layers(stage);
+    Map<String, Long> files = new java.util.TreeMap<>();
+    List<String> deadLetters = new ArrayList<>();
+    Catalog.Table quarantine = Catalog.byPath(Lakehouse.QUARANTINE_IOT);
+    for (String layer : layers) {
+      files.put(layer + "_rejected", 0L);
+      deadLetters.addAll(tables.listedBy(quarantine, runId, "stage=" + layer));
+    }
+    files.putAll(TableFileCounts.deadLetters(deadLetters, ""));
+    StringBuilder fromFiles =
+        new StringBuilder("(" + String.join("|", layers) + ")_rejected(_.*)?");
+    if (layers.contains(DeadLetter.BRONZE)) {
+      files.put("bronze_accepted", rows(tables, runId, Lakehouse.BRONZE_IOT));
+      fromFiles.append("|bronze_accepted");
+    }
+    if (layers.contains(DeadLetter.SILVER)) {
+      files.put(
+          "silver_accepted",
+          rows(tables, runId, Lakehouse.SILVER_READINGS)
+              + rows(tables, runId, Lakehouse.SILVER_HEARTBEATS));
+      fromFiles.append("|silver_accepted");
+    }
+    if (layers.contains(DeadLetter.GOLD)) {
+      files.put("gold_device_minute_rows", rows(tables, runId, Lakehouse.GOLD_DEVICE_MINUTE));
+      files.put("gold_site_minute_rows", rows(tables, runId, Lakehouse.GOLD_SITE_MINUTE));
+      files.put("gold_sensor_minute_rows", rows(tables, runId, Lakehouse.GOLD_SENSOR_MINUTE));
+      fromFiles.append("|gold_(device|site|sensor)_minute_rows");
+    }
+    return FileCounts.prefer(
+        "medallion", counters, files, java.util.regex.Pattern.compile(fromFiles.toString()), err);
+  }
+
+  private static long rows(LakeTables tables, String runId, String path) throws IOException {
+    return TableFileCounts.rows(tables.listedBy(Catalog.byPath(path), runId, ""));
   }
 
   /** The job with its progress line; a Kafka-fed stage's line shows its group's lag too. */

@@ -188,30 +188,7 @@ public final class UserFeaturesJob {
     long replaced = notRejected(files, "cdc_superseded") + notRejected(files, "cdc_deleted");
     files.put("silver_user_duplicates", duplicates);
     files.put("silver_user_replaced", replaced);
-    List<String> differ = new ArrayList<>();
-    files.forEach(
-        (k, v) -> {
-          long counted = counters.getOrDefault(k, 0L);
-          if (counted != v) {
-            differ.add(k + " " + counted + " -> " + v);
-          }
-        });
-    counters.forEach(
-        (k, v) -> {
-          if (v != 0 && !files.containsKey(k) && FROM_FILES.matcher(k).matches()) {
-            differ.add(k + " " + v + " -> 0");
-          }
-        });
-    Map<String, Long> all = new TreeMap<>(counters);
-    all.keySet().removeIf(k -> FROM_FILES.matcher(k).matches());
-    all.putAll(files);
-    if (!differ.isEmpty()) {
-      err.println(
-          "users: the runner's counters differ from what this run's table files hold (a task run"
-              + " again?); the counts reported are the files': "
-              + String.join(", ", differ));
-    }
-    return all;
+    return FileCounts.prefer("users", counters, files, FROM_FILES, err);
   }
 
   /** Takes Silver's dead letters of this reason out of its rejections; returns how many. */

@@ -57,12 +57,12 @@ abstract class PipelineCommand implements Callable<Integer> {
     public Integer call() throws Exception {
       IotOptions options = RunnerDefaults.options(flags.toArray(String[]::new), IotOptions.class);
       try (CleanStop stop = CleanStop.ofKafkaStage(stage, options)) {
-        PipelineResult result = IotJob.run(stage, options);
-        if (result == null) {
+        IotJob.Ran ran = IotJob.run(stage, options);
+        if (ran == null) {
           return 0; // nothing new to read, said on stderr
         }
-        boolean withinLimit = Report.print(result, options, stage);
-        return result.getState() == PipelineResult.State.DONE && withinLimit ? 0 : 1;
+        boolean withinLimit = Report.print(ran, options, stage);
+        return ran.result().getState() == PipelineResult.State.DONE && withinLimit ? 0 : 1;
       }
     }
   }

@@ -70,8 +70,9 @@ final class Report {
    * After an IoT run or stage: per-layer counts, the rejections by reason, and the newest Gold
    * rows. False when the run rejected more than {@code --maxRejectPct}.
    */
-  static boolean print(PipelineResult result, IotOptions options, IotJob.Stage stage) {
-    Map<String, Long> c = new TreeMap<>(Progress.counters(result));
+  static boolean print(IotJob.Ran ran, IotOptions options, IotJob.Stage stage) {
+    PipelineResult result = ran.result();
+    Map<String, Long> c = new TreeMap<>(ran.counts());
     long bronzeIn = c.getOrDefault("bronze_accepted", 0L) + c.getOrDefault("bronze_rejected", 0L);
     System.out.println("state: " + result.getState());
     if (!options.getInputTopic().isEmpty()) {
