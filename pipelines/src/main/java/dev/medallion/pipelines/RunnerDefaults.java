@@ -17,7 +17,8 @@ import org.apache.beam.sdk.options.StreamingOptions;
  * and keep an encoded copy of every element, which doubles a batch job's memory; and {@code run()}
  * does not block, so the live progress line can run beside it. The SparkRunner's storage level is
  * {@code DISK_ONLY}, its share of a small heap leaves room for the Parquet writers ({@link
- * #sparkConf}), and its splittable reads stream ({@link #SPARK}).
+ * #sparkConf}), its splittable reads stream ({@link #SPARK}), and its stages are named after the
+ * transforms ({@link SparkStageNames}).
  */
 public final class RunnerDefaults {
   private RunnerDefaults() {}
@@ -38,6 +39,7 @@ public final class RunnerDefaults {
     if (isSpark(options)) {
       refuseStreamingFileReads(options, type);
       sparkConf(Runtime.getRuntime().maxMemory(), System.getProperties());
+      SparkStageNames.install();
     }
     FileSystems.setDefaultPipelineOptions(options);
     return options;

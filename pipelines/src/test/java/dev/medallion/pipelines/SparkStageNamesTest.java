@@ -1,0 +1,73 @@
+package dev.medallion.pipelines;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.beam.runners.spark.SparkContextOptions;
+import org.apache.beam.runners.spark.SparkRunner;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.transforms.Count;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.GroupByKey;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerStageSubmitted;
+import org.junit.jupiter.api.Test;
+
+/** The stages of a batch job on Spark carry the names of the transforms that made them. */
+class SparkStageNamesTest {
+  @Test
+  void aStageBeforeAShuffleIsNamedAfterTheTransformThatFeedsIt() {
+    assertThat(SparkStageNames.install()).isTrue();
+    assertThat(SparkStageNames.install()).as("a second call finds them wrapped").isTrue();
+
+    List<String> stages = new CopyOnWriteArrayList<>();
+    JavaSparkContext spark =
+        new JavaSparkContext(
+            new SparkConf()
+                .setMaster("local[1]")
+                .setAppName("stage-names")
+                .set("spark.ui.enabled", "false"));
+    try {
+      spark
+          .sc()
+          .addSparkListener(
+              new SparkListener() {
+                @Override
+                public void onStageSubmitted(SparkListenerStageSubmitted submitted) {
+                  stages.add(submitted.stageInfo().name());
+                }
+              });
+      SparkContextOptions options = PipelineOptionsFactory.as(SparkContextOptions.class);
+      options.setRunner(SparkRunner.class);
+      options.setUsesProvidedSparkContext(true);
+      options.setProvidedSparkContext(spark);
+      Pipeline p = Pipeline.create(options);
+      p.apply("Events", Create.of("ann", "bob", "ann", "cid", "ann"))
+          .apply("KeyByUser", WithKeys.of((String u) -> u).withKeyType(TypeDescriptors.strings()))
+          .apply("GroupPerUser", GroupByKey.create())
+          .apply(
+              "Sizes",
+              MapElements.into(TypeDescriptors.strings())
+                  .via((KV<String, Iterable<String>> kv) -> kv.getKey()))
+          .apply("CountUsers", Count.globally());
+      p.run().waitUntilFinish();
+    } finally {
+      spark.stop();
+    }
+
+    // Without the names, Spark calls the two stages that end in a shuffle after lines of the
+    // runner's code ("mapToPair at GroupCombineFunctions.java:…"). The last stage of a job is
+    // named after the runner's action that starts it, which no transform creates.
+    assertThat(stages).hasSize(3);
+    assertThat(stages.subList(0, 2)).containsExactly("GroupPerUser", "CountUsers");
+    assertThat(stages.get(2)).startsWith("foreach at BoundedDataset.java");
+  }
+}
