@@ -548,19 +548,41 @@ public final class LakeTables implements AutoCloseable {
       if (written.isEmpty()) {
         continue;
       }
-      Set<String> committed = new java.util.HashSet<>();
-      existing(def)
-          .ifPresent(
-              t -> {
-                for (Snapshot s : t.snapshots()) {
-                  if (runId.equals(s.summary().get(RUN_ID))) {
-                    s.addedDataFiles(t.io()).forEach(f -> committed.add(f.location()));
-                  }
-                }
-              });
+      Set<String> committed = committedFiles(def, runId);
       written.stream().filter(f -> !committed.contains(f)).forEach(out::add);
     }
     return out;
+  }
+
+  /**
+   * The files the commits of run {@code runId} added to a table, below {@code under} (e.g. {@code
+   * stage=silver}), sorted: what a stream, which commits as it goes, has put in.
+   */
+  public List<String> committedBy(Catalog.Table def, String runId, String under) {
+    String location = new Lakehouse(config.root()).table(def.path());
+    String prefix = (under.isEmpty() ? location : location + "/" + under) + "/";
+    List<String> out = new ArrayList<>();
+    for (String f : committedFiles(def, runId)) {
+      if (f.startsWith(prefix)) {
+        out.add(f);
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  private Set<String> committedFiles(Catalog.Table def, String runId) {
+    Set<String> committed = new java.util.HashSet<>();
+    existing(def)
+        .ifPresent(
+            t -> {
+              for (Snapshot s : t.snapshots()) {
+                if (runId.equals(s.summary().get(RUN_ID))) {
+                  s.addedDataFiles(t.io()).forEach(f -> committed.add(f.location()));
+                }
+              }
+            });
+    return committed;
   }
 
   /**

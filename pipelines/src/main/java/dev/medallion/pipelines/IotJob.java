@@ -70,9 +70,9 @@ public final class IotJob {
   }
 
   /**
-   * A finished job and the counts its report gives: a run that commits after its job counts its
-   * rows and dead letters in the files it commits ({@link #countedInFiles}); a stream, which
-   * commits as it goes, gives the runner's counters.
+   * A finished job and the counts its report gives: the rows and dead letters in the files it
+   * commits ({@link #countedInFiles}), after its job (a replay, a rerun stage) or as it goes (a
+   * stream); a stream that did not finish gives the runner's counters.
    */
   public record Ran(PipelineResult result, Map<String, Long> counts) {}
 
@@ -227,10 +227,12 @@ public final class IotJob {
       } else {
         return new Ran(result, counts);
       }
-    } else if (!streams) {
+    } else if (streams) {
+      counts = countedInCommits(stage, counts, tables, runId, name);
+    } else {
       if (reingest == IotReingest.NONE) {
         try {
-          counts = countedInFiles(stage, counts, tables, runId, System.err);
+          counts = countedInFiles(stage, counts, tables, runId, false, System.err);
         } catch (IOException | RuntimeException e) {
           RunIds.discard(tables, runId);
           RunIds.end(lake, runId);
@@ -255,16 +257,37 @@ public final class IotJob {
   }
 
   /**
-   * {@code counters} with the counts of rows and dead letters taken from the files the run's commit
-   * adds to the layers {@code stage} writes ({@link FileCounts}): Bronze's rows, Silver's readings
-   * and heartbeats, each Gold table's rows (every pane), and the quarantine's dead letters by stage
-   * and reason. Says on {@code err} when the counters differ.
+   * A finished stream's counts from the files its commits added ({@link #countedInFiles}); its
+   * counters, said, when those cannot be read.
+   */
+  private static Map<String, Long> countedInCommits(
+      Stage stage, Map<String, Long> counters, LakeTables tables, String runId, String name) {
+    try {
+      return countedInFiles(stage, counters, tables, runId, true, System.err);
+    } catch (IOException | RuntimeException e) {
+      System.err.println(
+          name
+              + ": cannot count the rows this run committed ("
+              + Failures.oneLine(e)
+              + "); the counts below are the runner's counters");
+      return counters;
+    }
+  }
+
+  /**
+   * {@code counters} with the counts of rows and dead letters taken from the files the run adds to
+   * the layers {@code stage} writes ({@link FileCounts}): Bronze's rows, Silver's readings and
+   * heartbeats, each Gold table's rows (every pane), and the quarantine's dead letters by stage and
+   * reason. The files are those its job's manifests list, which its commit is about to add, or, for
+   * a stream ({@code committed}), those its commits added. Says on {@code err} when the counters
+   * differ.
    */
   static Map<String, Long> countedInFiles(
       Stage stage,
       Map<String, Long> counters,
       LakeTables tables,
       String runId,
+      boolean committed,
       java.io.PrintStream err)
       throws IOException {
     List<String> layers = layers(stage);
@@ -273,34 +296,44 @@ public final class IotJob {
     Catalog.Table quarantine = Catalog.byPath(Lakehouse.QUARANTINE_IOT);
     for (String layer : layers) {
       files.put(layer + "_rejected", 0L);
-      deadLetters.addAll(tables.listedBy(quarantine, runId, "stage=" + layer));
+      deadLetters.addAll(filesOf(tables, quarantine, runId, "stage=" + layer, committed));
     }
     files.putAll(TableFileCounts.deadLetters(deadLetters, ""));
     StringBuilder fromFiles =
         new StringBuilder("(" + String.join("|", layers) + ")_rejected(_.*)?");
     if (layers.contains(DeadLetter.BRONZE)) {
-      files.put("bronze_accepted", rows(tables, runId, Lakehouse.BRONZE_IOT));
+      files.put("bronze_accepted", rows(tables, runId, Lakehouse.BRONZE_IOT, committed));
       fromFiles.append("|bronze_accepted");
     }
     if (layers.contains(DeadLetter.SILVER)) {
       files.put(
           "silver_accepted",
-          rows(tables, runId, Lakehouse.SILVER_READINGS)
-              + rows(tables, runId, Lakehouse.SILVER_HEARTBEATS));
+          rows(tables, runId, Lakehouse.SILVER_READINGS, committed)
+              + rows(tables, runId, Lakehouse.SILVER_HEARTBEATS, committed));
       fromFiles.append("|silver_accepted");
     }
     if (layers.contains(DeadLetter.GOLD)) {
-      files.put("gold_device_minute_rows", rows(tables, runId, Lakehouse.GOLD_DEVICE_MINUTE));
-      files.put("gold_site_minute_rows", rows(tables, runId, Lakehouse.GOLD_SITE_MINUTE));
-      files.put("gold_sensor_minute_rows", rows(tables, runId, Lakehouse.GOLD_SENSOR_MINUTE));
+      for (String gold :
+          List.of(
+              Lakehouse.GOLD_DEVICE_MINUTE,
+              Lakehouse.GOLD_SITE_MINUTE,
+              Lakehouse.GOLD_SENSOR_MINUTE)) {
+        files.put(Catalog.byPath(gold).name() + "_rows", rows(tables, runId, gold, committed));
+      }
       fromFiles.append("|gold_(device|site|sensor)_minute_rows");
     }
     return FileCounts.prefer(
         "medallion", counters, files, java.util.regex.Pattern.compile(fromFiles.toString()), err);
   }
 
-  private static long rows(LakeTables tables, String runId, String path) throws IOException {
-    return TableFileCounts.rows(tables.listedBy(Catalog.byPath(path), runId, ""));
+  private static long rows(LakeTables tables, String runId, String path, boolean committed)
+      throws IOException {
+    return TableFileCounts.rows(filesOf(tables, Catalog.byPath(path), runId, "", committed));
+  }
+
+  private static List<String> filesOf(
+      LakeTables tables, Catalog.Table def, String runId, String under, boolean committed) {
+    return committed ? tables.committedBy(def, runId, under) : tables.listedBy(def, runId, under);
   }
 
   /** The job with its progress line; a Kafka-fed stage's line shows its group's lag too. */
