@@ -20,16 +20,30 @@ import org.joda.time.Instant;
  * SparkRunner reads in streaming too). Lines are released in arrival order at {@code speedup} times
  * real time: with a speedup of 60, one minute of event time passes in one second. Each line is
  * stamped with its arrival time, which is also the watermark; a late line's event time is behind
- * it. When the configured duration is exhausted the watermark goes to the end of time and the
- * pipeline finishes by itself.
+ * it. When the configured duration is exhausted the watermark goes to the end of time (or to {@link
+ * #withEndWatermark}) and the pipeline finishes by itself.
  */
 public class GeneratorSource extends UnboundedSource<RawEvent, GeneratorSource.Position> {
   private final GeneratorConfig config;
   private final double speedup;
+  private final Instant end;
 
   public GeneratorSource(GeneratorConfig config, double speedup) {
+    this(config, speedup, BoundedWindow.TIMESTAMP_MAX_VALUE);
+  }
+
+  private GeneratorSource(GeneratorConfig config, double speedup, Instant end) {
     this.config = config;
     this.speedup = speedup;
+    this.end = end;
+  }
+
+  /**
+   * The watermark once every line is out: the end of time unless told otherwise ({@link
+   * dev.medallion.core.StreamEnd}).
+   */
+  public GeneratorSource withEndWatermark(Instant end) {
+    return new GeneratorSource(config, speedup, end);
   }
 
   public String sourceName() {
@@ -104,7 +118,7 @@ public class GeneratorSource extends UnboundedSource<RawEvent, GeneratorSource.P
       if (ahead == null) {
         if (!generator.hasNext()) {
           current = null;
-          watermark = BoundedWindow.TIMESTAMP_MAX_VALUE;
+          watermark = source.end;
           return false;
         }
         ahead = generator.next();

@@ -23,11 +23,12 @@ import org.joda.time.Instant;
  * <p>A partition that has nothing to read (its backlog is 0) does not hold the stage back: its
  * watermark follows the newest arrival any partition of the topic has read in this JVM. When every
  * partition has been caught up for {@code idleStop} of wall-clock time, or when the stage is asked
- * to stop ({@link #drain}), the watermark goes to the end of time: the runner fires the last
- * windows, writes and commits them, and the job ends. Since when a partition has been caught up is
- * kept per partition in the JVM, not in the policy: the SparkRunner makes a new reader, and with it
- * new policies, whenever its cache of readers lets one go (a micro-batch that ran longer than the
- * cache keeps them), which put the idle clock back to zero every time.
+ * to stop ({@link #drain}), the watermark goes to the end of time (on Spark, a day short of the
+ * global window's end: {@link dev.medallion.core.StreamEnd}): the runner fires the last windows,
+ * writes and commits them, and the job ends. Since when a partition has been caught up is kept per
+ * partition in the JVM, not in the policy: the SparkRunner makes a new reader, and with it new
+ * policies, whenever its cache of readers lets one go (a micro-batch that ran longer than the cache
+ * keeps them), which put the idle clock back to zero every time.
  */
 final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
   private static final ConcurrentMap<String, Long> NEWEST = new ConcurrentHashMap<>();
@@ -39,6 +40,7 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
   private final long disorderMillis;
   private final long idleStopMillis;
   private final LongSupplier clock;
+  private final Instant end;
   private long newest = Long.MIN_VALUE;
   private boolean ended;
   private Instant watermark;
@@ -48,8 +50,10 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
       Duration disorder,
       Duration idleStop,
       Optional<Instant> previous,
-      LongSupplier clock) {
+      LongSupplier clock,
+      Instant end) {
     this.clock = clock;
+    this.end = end;
     this.topic = tp.topic();
     this.partition = tp.toString();
     this.disorderMillis = disorder.getMillis();
@@ -63,15 +67,20 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
    * @param idleStop end the read once every partition has had nothing new for this long; zero:
    *     never (until {@link #drain})
    */
-  static TimestampPolicyFactory<byte[], byte[]> factory(Duration disorder, Duration idleStop) {
-    return factory(disorder, idleStop, System::currentTimeMillis);
+  static TimestampPolicyFactory<byte[], byte[]> factory(
+      Duration disorder, Duration idleStop, Instant end) {
+    return factory(disorder, idleStop, end, System::currentTimeMillis);
   }
 
-  /** The same, on the given wall clock (milliseconds). */
+  /**
+   * The same, on the given wall clock (milliseconds).
+   *
+   * @param end the watermark once the read ends ({@link dev.medallion.core.StreamEnd})
+   */
   static TimestampPolicyFactory<byte[], byte[]> factory(
-      Duration disorder, Duration idleStop, SerializableLongSupplier clock) {
+      Duration disorder, Duration idleStop, Instant end, SerializableLongSupplier clock) {
     return (TopicPartition tp, Optional<Instant> previous) ->
-        new ArrivalWatermark(tp, disorder, idleStop, previous, clock);
+        new ArrivalWatermark(tp, disorder, idleStop, previous, clock, end);
   }
 
   /** A clock a factory can carry to the workers. */
@@ -101,7 +110,7 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
   @Override
   public Instant getWatermark(PartitionContext ctx) {
     if (draining || ended) {
-      return BoundedWindow.TIMESTAMP_MAX_VALUE;
+      return end;
     }
     long basis = newest;
     if (ctx.getMessageBacklog() == 0) {
@@ -109,7 +118,7 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
       long caughtUpSince = CAUGHT_UP_SINCE.computeIfAbsent(partition, k -> now);
       if (idleStopMillis > 0 && now - caughtUpSince >= idleStopMillis) {
         ended = true; // a watermark never goes back: what arrives later is for the next run
-        return BoundedWindow.TIMESTAMP_MAX_VALUE;
+        return end;
       }
       basis = Math.max(basis, NEWEST.getOrDefault(topic, Long.MIN_VALUE));
     }

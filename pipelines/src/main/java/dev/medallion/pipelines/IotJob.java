@@ -7,6 +7,7 @@ import dev.medallion.core.MedallionException;
 import dev.medallion.core.RawEvent;
 import dev.medallion.core.ReadNdjsonLines;
 import dev.medallion.core.ReadTable;
+import dev.medallion.core.StreamEnd;
 import dev.medallion.core.TableFileCounts;
 import dev.medallion.generator.DeviceRegistryWriter;
 import dev.medallion.generator.GeneratorConfig;
@@ -804,7 +805,11 @@ public final class IotJob {
       }
     }
     return PBegin.in(p)
-        .apply("Generator", Read.from(new GeneratorSource(generatorConfig(o), o.getSpeedup())));
+        .apply(
+            "Generator",
+            Read.from(
+                new GeneratorSource(generatorConfig(o), o.getSpeedup())
+                    .withEndWatermark(StreamEnd.watermark(RunnerDefaults.isSpark(o)))));
   }
 
   public static GeneratorConfig generatorConfig(IotOptions o) {

@@ -1,5 +1,6 @@
 package dev.medallion.pipelines;
 
+import dev.medallion.core.StreamEnd;
 import java.util.Map;
 import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.NullableCoder;
@@ -7,6 +8,7 @@ import org.apache.beam.sdk.io.kafka.KafkaIO;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
 import org.apache.beam.sdk.io.kafka.KafkaSources;
 import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -65,7 +67,11 @@ final class KafkaReads {
         .withTimestampPolicyFactory(
             ArrivalWatermark.factory(
                 Duration.standardSeconds(o.getDisorderSeconds()),
-                Duration.standardSeconds(o.getIdleStopSeconds())))
+                Duration.standardSeconds(o.getIdleStopSeconds()),
+                // A bounded read (--maxRecords) ends at the end of time, on every runner.
+                o.getMaxRecords() > 0
+                    ? BoundedWindow.TIMESTAMP_MAX_VALUE
+                    : StreamEnd.watermark(RunnerDefaults.isSpark(o))))
         .commitOffsetsInFinalize();
   }
 

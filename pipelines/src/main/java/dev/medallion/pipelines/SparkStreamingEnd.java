@@ -1,35 +1,29 @@
 package dev.medallion.pipelines;
 
 import dev.medallion.core.Failures;
+import dev.medallion.core.StreamEnd;
 import java.io.IOException;
-import java.lang.reflect.Method;
 import java.util.Map;
+import org.apache.beam.runners.spark.util.GlobalWatermarkHolder;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.MetricResults;
-import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.joda.time.Duration;
-import org.joda.time.Instant;
 
 /**
  * Ends a Spark streaming job once its input is done. Spark's streaming context runs until it is
  * stopped, even after every source has said it has nothing more (the generator after {@code
  * --durationMinutes}, a Kafka stage at {@code --idleStopSeconds} or on Ctrl-C): each of them then
- * reports the end-of-time watermark. The driver sees the sources' watermarks (the Spark runner's
- * {@code GlobalWatermarkHolder}); once all of them are at the end of time, a few more micro-batches
- * fire the last windows and flush and commit the last files, and then the job is stopped gracefully
- * (Spark finishes the batch in flight). Such a job has ended as a job that read all its input:
- * {@link PipelineResult.State#DONE}.
- *
- * <p>The Spark runner is a runtime dependency of this module (the pipelines compile without it), so
- * its watermark holder is reached by reflection.
+ * reports the last watermark of a stream on Spark ({@link StreamEnd#ON_SPARK}). The driver sees the
+ * sources' watermarks (the Spark runner's {@code GlobalWatermarkHolder}); once all of them are at
+ * the end of time, a few more micro-batches fire the last windows and flush and commit the last
+ * files, and then the job is stopped gracefully (Spark finishes the batch in flight). Such a job
+ * has ended as a job that read all its input: {@link PipelineResult.State#DONE}.
  */
 final class SparkStreamingEnd {
   /** Micro-batches completed after the sources ended, before the job is stopped. */
   static final int SETTLE_BATCHES = 4;
 
   private SparkStreamingEnd() {}
-
-  private static final String HOLDER = "org.apache.beam.runners.spark.util.GlobalWatermarkHolder";
 
   /** Whether {@code result} is a Spark streaming job's. */
   static boolean applies(PipelineResult result) {
@@ -81,36 +75,23 @@ final class SparkStreamingEnd {
 
   /** The time of the last micro-batch whose watermarks the runner took in. */
   private static long lastBatchTime() {
-    try {
-      return (Long) Class.forName(HOLDER).getMethod("getLastWatermarkedBatchTime").invoke(null);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("the Spark runner's watermark holder changed", e);
-    }
+    return GlobalWatermarkHolder.getLastWatermarkedBatchTime();
   }
 
-  /** Whether every source of the job reports the end-of-time watermark. */
+  /** Whether every source of the job reports a stream's last watermark. */
   private static boolean sourcesEnded() {
-    Map<?, ?> watermarks;
-    Method high;
+    Map<Integer, GlobalWatermarkHolder.SparkWatermarks> watermarks;
     try {
-      watermarks =
-          (Map<?, ?>) Class.forName(HOLDER).getMethod("get", Long.class).invoke(null, (Long) null);
-      high = Class.forName(HOLDER + "$SparkWatermarks").getMethod("getHighWatermark");
-    } catch (java.lang.reflect.InvocationTargetException e) {
+      watermarks = GlobalWatermarkHolder.get(null);
+    } catch (RuntimeException e) {
       return false; // not reported yet
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("the Spark runner's watermark holder changed", e);
     }
     if (watermarks == null || watermarks.isEmpty()) {
       return false;
     }
-    for (Object w : watermarks.values()) {
-      try {
-        if (((Instant) high.invoke(w)).isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
-          return false;
-        }
-      } catch (ReflectiveOperationException e) {
-        throw new IllegalStateException("the Spark runner's watermark holder changed", e);
+    for (GlobalWatermarkHolder.SparkWatermarks w : watermarks.values()) {
+      if (w.getHighWatermark().isBefore(StreamEnd.ON_SPARK)) {
+        return false;
       }
     }
     return true;

@@ -2,6 +2,7 @@ package dev.medallion.pipelines;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.medallion.core.StreamEnd;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
@@ -39,7 +40,7 @@ class ArrivalWatermarkTest {
   void aCaughtUpPartitionEndsTheReadAfterTheIdleTimeEvenAcrossNewReaders() {
     ArrivalWatermark.reset();
     TimestampPolicyFactory<byte[], byte[]> factory =
-        ArrivalWatermark.factory(Duration.ZERO, IDLE, NOW::get);
+        ArrivalWatermark.factory(Duration.ZERO, IDLE, BoundedWindow.TIMESTAMP_MAX_VALUE, NOW::get);
     TimestampPolicy<byte[], byte[]> first = factory.createTimestampPolicy(TP, Optional.empty());
     assertThat(first.getWatermark(CAUGHT_UP)).isNotEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
     NOW.addAndGet(IDLE.getMillis() - 1);
@@ -55,22 +56,23 @@ class ArrivalWatermarkTest {
   @Test
   void aRecordPutsTheIdleClockBackAndABacklogHoldsItBack() {
     ArrivalWatermark.reset();
+    // On Spark a stream ends a day short of the global window's end (StreamEnd).
     TimestampPolicyFactory<byte[], byte[]> factory =
-        ArrivalWatermark.factory(Duration.ZERO, IDLE, NOW::get);
+        ArrivalWatermark.factory(Duration.ZERO, IDLE, StreamEnd.ON_SPARK, NOW::get);
     TimestampPolicy<byte[], byte[]> first = factory.createTimestampPolicy(TP, Optional.empty());
     first.getWatermark(CAUGHT_UP);
     NOW.addAndGet(IDLE.getMillis() + 1);
     assertThat(first.getWatermark(backlog(5)))
         .as("a partition with records to read is not idle")
-        .isNotEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+        .isNotEqualTo(StreamEnd.ON_SPARK);
     first.getTimestampForRecord(CAUGHT_UP, record(NOW.get()));
 
     TimestampPolicy<byte[], byte[]> second = factory.createTimestampPolicy(TP, Optional.empty());
     assertThat(second.getWatermark(CAUGHT_UP))
         .as("the record started the idle time again")
-        .isNotEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+        .isNotEqualTo(StreamEnd.ON_SPARK);
     NOW.addAndGet(IDLE.getMillis());
-    assertThat(second.getWatermark(CAUGHT_UP)).isEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+    assertThat(second.getWatermark(CAUGHT_UP)).isEqualTo(StreamEnd.ON_SPARK);
   }
 
   private static KafkaRecord<byte[], byte[]> record(long timestamp) {
