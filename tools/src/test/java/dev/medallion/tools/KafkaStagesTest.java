@@ -95,7 +95,8 @@ class KafkaStagesTest {
       // Silver beside it, in a JVM of its own on the same lakehouse (each stage locks its layer).
       Path silverLog = tmp.resolve("silver.log");
       Process silver = startSilver(silverLog, servers, to);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+      // Generous: beside other tests (two forks, a Spark run among them) a JVM starts slowly.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
       while (!java.nio.file.Files.readString(log).contains("(Kafka topic iot-raw")
           && System.nanoTime() < deadline) {
         Thread.sleep(200);
@@ -109,14 +110,18 @@ class KafkaStagesTest {
       bronze.destroyForcibly().waitFor(); // mid-flush as it may be
       long atKill = bronzeRows(lake);
       // Silver too, once it committed some of what the killed Bronze forwarded.
-      long silverDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      long silverDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
       while (silverHolds(lake) < 10 && System.nanoTime() < silverDeadline) {
         Thread.sleep(200);
       }
       silver.destroyForcibly().waitFor();
       long silverAtKill = silverHolds(lake);
       assertThat(silverAtKill)
-          .as("Silver was killed mid-run: %s", java.nio.file.Files.readString(silverLog))
+          .as(
+              "Silver was killed mid-run (Bronze had %s rows when killed): %s%nBronze's log: %s",
+              atKill,
+              java.nio.file.Files.readString(silverLog),
+              java.nio.file.Files.readString(log))
           .isPositive();
       FaultsTest.Outcome sent = sending.get(120, TimeUnit.SECONDS);
       assertThat(sent.code()).as(sent.err()).isZero();
