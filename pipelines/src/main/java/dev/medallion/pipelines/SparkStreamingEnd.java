@@ -14,10 +14,10 @@ import org.joda.time.Duration;
  * stopped, even after every source has said it has nothing more (the generator after {@code
  * --durationMinutes}, a Kafka stage at {@code --idleStopSeconds} or on Ctrl-C): each of them then
  * reports the last watermark of a stream on Spark ({@link StreamEnd#ON_SPARK}). The driver sees the
- * sources' watermarks (the Spark runner's {@code GlobalWatermarkHolder}); once all of them are at
- * the end of time, a few more micro-batches fire the last windows and flush and commit the last
- * files, and then the job is stopped gracefully (Spark finishes the batch in flight). Such a job
- * has ended as a job that read all its input: {@link PipelineResult.State#DONE}.
+ * sources' watermarks (the Spark runner's {@code GlobalWatermarkHolder}); once all of them are
+ * there, a few more micro-batches fire the last windows and flush and commit the last files, and
+ * then the job is stopped gracefully (Spark finishes the batch in flight). Such a job has ended as
+ * a job that read all its input: {@link PipelineResult.State#DONE}.
  */
 final class SparkStreamingEnd {
   /** Micro-batches completed after the sources ended, before the job is stopped. */
