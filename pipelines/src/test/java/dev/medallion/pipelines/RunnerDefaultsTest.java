@@ -92,6 +92,21 @@ class RunnerDefaultsTest {
   }
 
   @Test
+  void aSparkStreamsMicroBatchesLastAFlushAndAtLeastFiveSecondsUnlessSet() {
+    assertThat(batchMillis("--runner=SparkRunner")).isEqualTo(5000); // flushes every 5 s
+    assertThat(batchMillis("--runner=SparkRunner", "--flushSeconds=1")).isEqualTo(5000);
+    assertThat(batchMillis("--runner=SparkRunner", "--flushSeconds=12")).isEqualTo(12_000);
+    assertThat(batchMillis("--runner=SparkRunner", "--flushSeconds=1", "--batchIntervalMillis=700"))
+        .isEqualTo(700);
+  }
+
+  private static long batchMillis(String... args) {
+    return RunnerDefaults.options(args, IotOptions.class)
+        .as(org.apache.beam.runners.spark.SparkPipelineOptions.class)
+        .getBatchIntervalMillis();
+  }
+
+  @Test
   void streamingOnSparkOverInputFilesIsRefusedWithTheReason() {
     assertThatThrownBy(
             () ->
