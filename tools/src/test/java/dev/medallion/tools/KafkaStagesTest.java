@@ -30,6 +30,18 @@ import org.junit.jupiter.api.io.TempDir;
 class KafkaStagesTest {
   @TempDir Path tmp;
 
+  private final long started = System.nanoTime();
+
+  /** The test's own output: the generator, run in this JVM, takes {@code System.out} meanwhile. */
+  private final java.io.PrintStream out = System.out;
+
+  /** Where the time goes, in the test's output: each phase's end, in seconds from the start. */
+  private void phase(String done) {
+    out.printf(
+        "KafkaStagesTest: %s at %d s%n",
+        done, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
+  }
+
   /** The same data from {@code generate} and from {@code run} (whose knobs default otherwise). */
   private static final String[] GENERATED = {
     "--generatorDevices=4",
@@ -78,6 +90,7 @@ class KafkaStagesTest {
         expected.put(send(producer, "iot-bronze", "x", "{\"hello\":1}"), "silver/not_a_bronze_row");
         expected.put(send(producer, "iot-silver", "x", "garbage"), "gold/not_a_silver_row");
       }
+      phase("bad records sent");
       long badRaw = expected.keySet().stream().filter(s -> s.startsWith("kafka:iot-raw/")).count();
 
       // Bronze in a JVM of its own, killed (kill -9) while the generator is still sending.
@@ -101,24 +114,27 @@ class KafkaStagesTest {
           && System.nanoTime() < deadline) {
         Thread.sleep(200);
       }
+      phase("Bronze started");
       java.util.concurrent.CompletableFuture<FaultsTest.Outcome> sending =
           java.util.concurrent.CompletableFuture.supplyAsync(
               () -> medallion("generate", "--sink=kafka", servers, "--rate=10"));
       while (bronzeRows(lake) < 20 && System.nanoTime() < deadline) {
-        Thread.sleep(200);
+        Thread.sleep(500);
       }
+      phase("Bronze committed 20 rows");
       bronze.destroyForcibly().waitFor(); // mid-flush as it may be
       long atKill = bronzeRows(lake);
       // Silver too, once it committed some of what the killed Bronze forwarded.
       long silverDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
       while (silverHolds(lake) < 10 && System.nanoTime() < silverDeadline) {
-        Thread.sleep(200);
+        Thread.sleep(500);
       }
+      phase("Silver committed 10 rows");
       silver.destroyForcibly().waitFor();
       long silverAtKill = silverHolds(lake);
       assertThat(silverAtKill)
           .as(
-              "Silver was killed mid-run (Bronze had %s rows when killed): %s%nBronze's log: %s",
+              "Silver committed rows before it was killed (Bronze had %s rows when killed): %s%nBronze's log: %s",
               atKill,
               java.nio.file.Files.readString(silverLog),
               java.nio.file.Files.readString(log))
@@ -129,6 +145,7 @@ class KafkaStagesTest {
           Long.parseLong(sent.err().replaceAll("(?s).*generated (\\d+) lines.*", "$1"));
       assertThat(atKill).as("Bronze was killed mid-run").isPositive().isLessThan(generated);
 
+      phase("the generator ended");
       // Started again, Bronze resumes from what its tables hold and says what it reads twice.
       FaultsTest.Outcome again =
           medallion("bronze", "--inputTopic=iot-raw", "--outputTopic=iot-bronze", servers, to);
@@ -138,6 +155,7 @@ class KafkaStagesTest {
           again.err().contains(" will be there twice")
               ? Long.parseLong(again.err().replaceAll("(?s).*; (\\d+) record\\(s\\) after.*", "$1"))
               : 0;
+      phase("Bronze again ended");
       // Silver started again resumes from what its tables hold; once it holds every record of
       // iot-bronze (a row or a dead letter each, by source), it is stopped like Ctrl-C
       // (SIGTERM): it ends its read, commits, prints its report and exits 0.
@@ -156,8 +174,9 @@ class KafkaStagesTest {
               to);
       long goldDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
       while (goldRows(lake) < 10 && System.nanoTime() < goldDeadline) {
-        Thread.sleep(200);
+        Thread.sleep(500);
       }
+      phase("Gold committed 10 rows");
       killedGold.destroyForcibly().waitFor();
       long goldAtKill = goldRows(lake);
       assertThat(goldAtKill).as(java.nio.file.Files.readString(goldLog)).isPositive();
@@ -165,8 +184,9 @@ class KafkaStagesTest {
       long silverWillHold = count(lake, "SELECT count(DISTINCT source) FROM bronze_iot_events") + 1;
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
       while (silverDistinct(lake) < silverWillHold && System.nanoTime() < until) {
-        Thread.sleep(300);
+        Thread.sleep(1000);
       }
+      phase("Silver holds every Bronze row");
       silver.destroy();
       assertThat(silver.waitFor(90, TimeUnit.SECONDS)).isTrue();
       String silverSaid = java.nio.file.Files.readString(silverLog);
@@ -183,6 +203,7 @@ class KafkaStagesTest {
                   .sum())
           .as("Silver resumed after what it held, not from the start: %s", resumedAt)
           .isPositive();
+      phase("Silver stopped");
       FaultsTest.Outcome gold = medallion("gold", "--inputTopic=iot-silver", servers, to);
       assertThat(gold.code()).as(gold.err()).isZero();
       assertThat(gold.err())
@@ -190,11 +211,13 @@ class KafkaStagesTest {
           .contains("the Gold run before this one did not end cleanly")
           .contains("are filled with the committed Silver rows too");
 
+      phase("Gold again ended");
       Path allInOne = tmp.resolve("all-in-one");
       List<String> run = new ArrayList<>(List.of("run", "--lakehouse=" + allInOne));
       run.addAll(List.of(GENERATED));
       FaultsTest.Outcome reference = FaultsTest.medallion(run.toArray(String[]::new));
       assertThat(reference.code()).as(reference.err()).isZero();
+      phase("the all-in-one run ended");
       List<String> goldOverKafka = Runs.currentGold(lake);
       assertThat(goldOverKafka).hasSizeGreaterThan(20);
       assertThat(goldOverKafka).containsExactlyElementsOf(Runs.currentGold(allInOne));
@@ -219,12 +242,14 @@ class KafkaStagesTest {
               "--lakehouse=" + onSpark);
       long sparkDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
       while (!sparkGold(onSpark).equals(goldOverKafka) && System.nanoTime() < sparkDeadline) {
-        Thread.sleep(1000);
+        Thread.sleep(2000);
       }
+      phase("Gold on Spark whole");
       spark.destroy();
       // A graceful stop works off the micro-batches queued behind the one in flight: minutes on
       // a machine busy with other tests.
       boolean stopped = spark.waitFor(240, TimeUnit.SECONDS);
+      phase("Gold on Spark stopped");
       String sparkSaid = java.nio.file.Files.readString(sparkLog);
       assertThat(stopped).as("Gold on Spark stopped after SIGTERM: %s", sparkSaid).isTrue();
       assertThat(spark.exitValue()).as(sparkSaid).isZero();
@@ -290,17 +315,9 @@ class KafkaStagesTest {
     }
   }
 
-  /** Silver's rows and dead letters, as committed now (0 before its tables exist). */
+  /** Silver's rows, as committed now (0 before its tables exist). */
   private static long silverHolds(Path lake) {
-    try {
-      return Runs.count(
-          lake,
-          "SELECT (SELECT count(*) FROM silver_sensor_readings)"
-              + " + (SELECT count(*) FROM silver_device_heartbeats)"
-              + " + (SELECT count(*) FROM quarantine_iot_events WHERE stage = 'silver')");
-    } catch (Exception notYet) {
-      return 0;
-    }
+    return Runs.committedRows(lake, "silver_sensor_readings", "silver_device_heartbeats");
   }
 
   /** The current Gold of {@code lake} (empty before its tables exist). */
@@ -313,19 +330,11 @@ class KafkaStagesTest {
   }
 
   private static long goldRows(Path lake) {
-    try {
-      return Runs.count(lake, "SELECT count(*) FROM gold_device_minute");
-    } catch (Exception notYet) {
-      return 0;
-    }
+    return Runs.committedRows(lake, "gold_device_minute");
   }
 
   private static long bronzeRows(Path lake) {
-    try {
-      return Runs.count(lake, "SELECT count(*) FROM bronze_iot_events");
-    } catch (Exception notYet) {
-      return 0;
-    }
+    return Runs.committedRows(lake, "bronze_iot_events");
   }
 
   /** The Silver stage in a JVM of its own, flushing every second. */
