@@ -559,11 +559,16 @@ public final class LakeTables implements AutoCloseable {
    * stage=silver}), sorted: what a stream, which commits as it goes, has put in.
    */
   public List<String> committedBy(Catalog.Table def, String runId, String under) {
+    return below(def, under, committedFiles(def, runId));
+  }
+
+  /** Those of {@code files} below the folder {@code under} of a table ("": all of it), sorted. */
+  private List<String> below(Catalog.Table def, String under, Iterable<String> files) {
     String location = new Lakehouse(config.root()).table(def.path());
     String prefix = (under.isEmpty() ? location : location + "/" + under) + "/";
     List<String> out = new ArrayList<>();
-    for (String f : committedFiles(def, runId)) {
-      if (f.startsWith(prefix)) {
+    for (String f : files) {
+      if (!f.isBlank() && f.startsWith(prefix)) {
         out.add(f);
       }
     }
@@ -612,16 +617,7 @@ public final class LakeTables implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + manifest, e);
     }
-    String location = lake.table(def.path());
-    String prefix = (under.isEmpty() ? location : location + "/" + under) + "/";
-    List<String> out = new ArrayList<>();
-    for (String line : text.split("\n")) {
-      if (!line.isBlank() && line.startsWith(prefix)) {
-        out.add(line);
-      }
-    }
-    out.sort(null);
-    return out;
+    return below(def, under, List.of(text.split("\n")));
   }
 
   /**
