@@ -32,6 +32,14 @@ class KafkaStagesTest {
 
   private final long started = System.nanoTime();
 
+  /** Child JVMs that must not outlive the test, should an assertion fail while they run. */
+  private final List<Process> children = new ArrayList<>();
+
+  @org.junit.jupiter.api.AfterEach
+  void stopChildren() {
+    children.forEach(Process::destroyForcibly);
+  }
+
   /** The test's own output: the generator, run in this JVM, takes {@code System.out} meanwhile. */
   private final java.io.PrintStream out = System.out;
 
@@ -204,6 +212,28 @@ class KafkaStagesTest {
           .as("Silver resumed after what it held, not from the start: %s", resumedAt)
           .isPositive();
       phase("Silver stopped");
+      // The same Gold stage on the SparkRunner (local[2]) as a Spark streaming job, in a JVM of
+      // its own, reading the same records of iot-silver (all there, now that Silver stopped), so
+      // it starts while the DirectRunner's Gold and the all-in-one run below go on; once its Gold
+      // is whole it is stopped like Ctrl-C (SIGTERM): its last windows are written, it reports
+      // and exits 0.
+      Path onSpark = tmp.resolve("spark");
+      Path sparkLog = tmp.resolve("spark.log");
+      Process spark =
+          ChildJvm.start(
+              sparkLog,
+              java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                  .filter(flag -> flag.startsWith("--add-"))
+                  .toList(),
+              "gold",
+              "--runner=SparkRunner",
+              "--sparkMaster=local[2]",
+              "--inputTopic=iot-silver",
+              "--consumerGroup=gold-on-spark",
+              "--flushSeconds=1",
+              servers,
+              "--lakehouse=" + onSpark);
+      children.add(spark);
       FaultsTest.Outcome gold = medallion("gold", "--inputTopic=iot-silver", servers, to);
       assertThat(gold.code()).as(gold.err()).isZero();
       assertThat(gold.err())
@@ -221,33 +251,14 @@ class KafkaStagesTest {
       List<String> goldOverKafka = Runs.currentGold(lake);
       assertThat(goldOverKafka).hasSizeGreaterThan(20);
       assertThat(goldOverKafka).containsExactlyElementsOf(Runs.currentGold(allInOne));
-      // The same Gold stage on the SparkRunner (local[2]) as a Spark streaming job, in a JVM of
-      // its own, reading the same records of iot-silver; once its Gold is whole it is stopped
-      // like Ctrl-C (SIGTERM): its last windows are written, it reports and exits 0.
-      Path onSpark = tmp.resolve("spark");
-      Path sparkLog = tmp.resolve("spark.log");
-      Process spark =
-          ChildJvm.start(
-              sparkLog,
-              java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                  .filter(flag -> flag.startsWith("--add-"))
-                  .toList(),
-              "gold",
-              "--runner=SparkRunner",
-              "--sparkMaster=local[2]",
-              "--inputTopic=iot-silver",
-              "--consumerGroup=gold-on-spark",
-              "--flushSeconds=1",
-              servers,
-              "--lakehouse=" + onSpark);
       long sparkDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
       while (!sparkGold(onSpark).equals(goldOverKafka) && System.nanoTime() < sparkDeadline) {
         Thread.sleep(2000);
       }
       phase("Gold on Spark whole");
       spark.destroy();
-      // A graceful stop works off the micro-batches queued behind the one in flight: minutes on
-      // a machine busy with other tests.
+      // Four micro-batches of 5 s after the read ends, then Spark's graceful stop: about 35 s
+      // alone, about a minute beside the other tests.
       boolean stopped = spark.waitFor(240, TimeUnit.SECONDS);
       phase("Gold on Spark stopped");
       String sparkSaid = java.nio.file.Files.readString(sparkLog);
