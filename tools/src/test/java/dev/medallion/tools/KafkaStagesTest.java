@@ -116,6 +116,7 @@ class KafkaStagesTest {
       // Silver beside it, in a JVM of its own on the same lakehouse (each stage locks its layer).
       Path silverLog = tmp.resolve("silver.log");
       Process silver = startSilver(silverLog, servers, to);
+      children.addAll(List.of(bronze, silver));
       // Generous: beside other tests (two forks, a Spark run among them) a JVM starts slowly.
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
       while (!java.nio.file.Files.readString(log).contains("(Kafka topic iot-raw")
@@ -168,6 +169,7 @@ class KafkaStagesTest {
       // iot-bronze (a row or a dead letter each, by source), it is stopped like Ctrl-C
       // (SIGTERM): it ends its read, commits, prints its report and exits 0.
       silver = startSilver(silverLog, servers, to);
+      children.add(silver);
       // Gold beside it, killed (kill -9) once it has committed rows: the windows it held open
       // are lost with it, and the Gold started again below must fill them in.
       Path goldLog = tmp.resolve("gold.log");
@@ -180,6 +182,7 @@ class KafkaStagesTest {
               "--flushSeconds=1",
               servers,
               to);
+      children.add(killedGold);
       long goldDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
       while (goldRows(lake) < 10 && System.nanoTime() < goldDeadline) {
         Thread.sleep(500);
