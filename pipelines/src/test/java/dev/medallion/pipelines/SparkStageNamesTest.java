@@ -57,17 +57,19 @@ class SparkStageNamesTest {
               "Sizes",
               MapElements.into(TypeDescriptors.strings())
                   .via((KV<String, Iterable<String>> kv) -> kv.getKey()))
-          .apply("CountUsers", Count.globally());
+          .apply("CountUsers", Count.globally())
+          .apply(
+              "Report", MapElements.into(TypeDescriptors.strings()).via((Long n) -> n + " users"));
       p.run().waitUntilFinish();
     } finally {
       spark.stop();
     }
 
     // Without the names, Spark calls the two stages that end in a shuffle after lines of the
-    // runner's code ("mapToPair at GroupCombineFunctions.java:…"). The last stage of a job is
-    // named after the runner's action that starts it, which no transform creates.
-    assertThat(stages).hasSize(3);
-    assertThat(stages.subList(0, 2)).containsExactly("GroupPerUser", "CountUsers");
-    assertThat(stages.get(2)).startsWith("foreach at BoundedDataset.java");
+    // runner's code ("mapToPair at GroupCombineFunctions.java:…"), and the job's last stage after
+    // the runner's action that starts it ("foreach at BoundedDataset.java:…"): here it is named
+    // after the step whose output nothing reads, the leaf the runner starts the job for.
+    assertThat(stages)
+        .containsExactly("GroupPerUser", "CountUsers", "Report/Map/ParMultiDo(Anonymous)");
   }
 }
