@@ -6,10 +6,12 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * Runs one Spark SQL query over a local lakehouse's Iceberg tables and prints each row as a list:
- * {@code SparkSqlQuery <lakehouse> <sql>}. Started by {@link SparkSqlReadsTheTablesTest} in a JVM
- * whose classpath has Iceberg's Spark runtime and none of the pipelines' Iceberg jars, as a Spark
- * installation would.
+ * Runs Spark SQL queries over a local lakehouse's Iceberg tables and prints each row as a list,
+ * after the query's number: {@code SparkSqlQuery <lakehouse> <sql>...} prints {@code ROW 0 [...]}
+ * for the first query's rows, {@code ROW 1 [...]} for the second's. One JVM for all of them: a
+ * Spark session takes most of a JVM's time here. Started by {@link SparkSqlReadsTheTablesTest} in a
+ * JVM whose classpath has Iceberg's Spark runtime and none of the pipelines' Iceberg jars, as a
+ * Spark installation would.
  */
 final class SparkSqlQuery {
   private SparkSqlQuery() {}
@@ -31,12 +33,14 @@ final class SparkSqlQuery {
             .config("spark.sql.catalog.medallion.jdbc.schema-version", "V1")
             .getOrCreate();
     try {
-      for (Row r : spark.sql(args[1]).collectAsList()) {
-        List<Object> values = new ArrayList<>();
-        for (int i = 0; i < r.size(); i++) {
-          values.add(r.get(i));
+      for (int q = 1; q < args.length; q++) {
+        for (Row r : spark.sql(args[q]).collectAsList()) {
+          List<Object> values = new ArrayList<>();
+          for (int i = 0; i < r.size(); i++) {
+            values.add(r.get(i));
+          }
+          System.out.println("ROW " + (q - 1) + " " + values);
         }
-        System.out.println("ROW " + values);
       }
     } finally {
       spark.stop();

@@ -44,21 +44,23 @@ class SparkSqlReadsTheTablesTest {
     }
     assertThat(duck).isNotEmpty();
 
-    List<String> fromSpark =
+    List<List<String>> fromSpark =
         spark(
             lake,
             query
                 .replace(
                     "CAST(last_event_timestamp AS STRING)",
                     "date_format(last_event_timestamp, 'yyyy-MM-dd HH:mm:ss.SSS')")
-                .replace("TABLE", "medallion.gold.user_features"));
-    assertThat(fromSpark).containsExactlyElementsOf(duck);
-    assertThat(spark(lake, "SELECT count(*) FROM medallion.silver.user_events"))
-        .containsExactly("[65]");
+                .replace("TABLE", "medallion.gold.user_features"),
+            "SELECT count(*) FROM medallion.silver.user_events");
+    assertThat(fromSpark.get(0)).containsExactlyElementsOf(duck);
+    assertThat(fromSpark.get(1)).containsExactly("[65]");
   }
 
-  /** The rows of a Spark SQL query, run in a JVM with Iceberg's Spark runtime as its Iceberg. */
-  private List<String> spark(Path lake, String sql) throws Exception {
+  /**
+   * The rows of each Spark SQL query, run in one JVM with Iceberg's Spark runtime as its Iceberg.
+   */
+  private List<List<String>> spark(Path lake, String... sql) throws Exception {
     List<String> classpath = new ArrayList<>();
     for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
       // Iceberg's Spark runtime bundles its own Iceberg (with Parquet relocated): the pipelines'
@@ -68,8 +70,9 @@ class SparkSqlReadsTheTablesTest {
       }
     }
     Path log = tmp.resolve("spark-" + System.nanoTime() + ".log");
-    Process p =
-        new ProcessBuilder(
+    List<String> command =
+        new ArrayList<>(
+            List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
                 "--add-opens=java.base/java.nio=ALL-UNNAMED",
@@ -79,14 +82,22 @@ class SparkSqlReadsTheTablesTest {
                 "-cp",
                 String.join(java.io.File.pathSeparator, classpath),
                 SparkSqlQuery.class.getName(),
-                lake.toString(),
-                sql)
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
+                lake.toString()));
+    command.addAll(List.of(sql));
+    Process p =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     assertThat(p.waitFor(5, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
     String out = Files.readString(log);
     assertThat(p.exitValue()).as(out).isZero();
-    return out.lines().filter(l -> l.startsWith("ROW ")).map(l -> l.substring(4)).toList();
+    List<List<String>> rows = new ArrayList<>();
+    for (int q = 0; q < sql.length; q++) {
+      String prefix = "ROW " + q + " ";
+      rows.add(
+          out.lines()
+              .filter(l -> l.startsWith(prefix))
+              .map(l -> l.substring(prefix.length()))
+              .toList());
+    }
+    return rows;
   }
 }
