@@ -243,8 +243,20 @@ public final class LakeTables implements AutoCloseable {
     // The catalog's own tables are created (if missing) by a catalog that is closed at once:
     // Iceberg leaves the result set of that check open, and on SQLite an open result set holds a
     // read lock on the file for as long as its pooled connection lives, blocking every commit.
-    try (JdbcCatalog init = new JdbcCatalog()) {
-      init.initialize("medallion-init", props);
+    // On the embedded catalog that is done under its lock: stages started together on a new
+    // lakehouse each found the tables missing, or without the column for views, and all but one
+    // failed to create or add them (SQLITE_BUSY, "duplicate column name: iceberg_type"), which
+    // ended that stage at its start. (A catalog a reader may not write is only read.)
+    Runnable createTables =
+        () -> {
+          try (JdbcCatalog init = new JdbcCatalog()) {
+            init.initialize("medallion-init", props);
+          }
+        };
+    if (config.catalogUri().isEmpty() && Files.isWritable(config.localCatalogDir())) {
+      underCatalogLock(config, createTables);
+    } else {
+      createTables.run();
     }
     props.put("jdbc.init-catalog-tables", "false");
     JdbcCatalog jdbc = new JdbcCatalog();
@@ -763,19 +775,7 @@ public final class LakeTables implements AutoCloseable {
     whenNotBusy(
         () -> {
           if (embedded()) {
-            // One commit at a time on this catalog file, between threads and processes alike.
-            synchronized (COMMITS) {
-              try (java.nio.channels.FileChannel channel =
-                      java.nio.channels.FileChannel.open(
-                          config.localCatalogDir().resolve("_commit.lock"),
-                          java.nio.file.StandardOpenOption.CREATE,
-                          java.nio.file.StandardOpenOption.WRITE);
-                  java.nio.channels.FileLock lock = channel.lock()) {
-                applyOnce(runId, index, step, summary);
-              } catch (IOException e) {
-                throw new UncheckedIOException("cannot lock the catalog for a commit", e);
-              }
-            }
+            underCatalogLock(config, () -> applyOnce(runId, index, step, summary));
           } else {
             applyOnce(runId, index, step, summary);
           }
@@ -809,6 +809,26 @@ public final class LakeTables implements AutoCloseable {
   }
 
   private static final Object COMMITS = new Object();
+
+  /**
+   * Runs {@code work} as the only writer of the embedded catalog's SQLite file, between threads (a
+   * lock in this JVM) and processes (an operating-system lock on {@code _commit.lock} beside it,
+   * let go when its process dies): a commit, or the creation of the catalog's own tables.
+   */
+  private static void underCatalogLock(Config config, Runnable work) {
+    synchronized (COMMITS) {
+      try (java.nio.channels.FileChannel channel =
+              java.nio.channels.FileChannel.open(
+                  config.localCatalogDir().resolve("_commit.lock"),
+                  java.nio.file.StandardOpenOption.CREATE,
+                  java.nio.file.StandardOpenOption.WRITE);
+          java.nio.channels.FileLock lock = channel.lock()) {
+        work.run();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot lock the catalog " + config.localCatalogDir(), e);
+      }
+    }
+  }
 
   /** The data files of the table's current snapshot, by location. */
   private static Map<String, DataFile> currentFiles(Table table, String name) {

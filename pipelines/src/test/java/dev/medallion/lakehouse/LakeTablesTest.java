@@ -50,6 +50,42 @@ class LakeTablesTest {
     return tables.writtenBy(SILVER, runId, "");
   }
 
+  /**
+   * Stages started together on a new lakehouse (the four-terminal run) each open its catalog, and
+   * each finds the catalog's own tables missing or without the column for views: one creates or
+   * adds them, and the others' attempts used to fail ("duplicate column name: iceberg_type", seen
+   * when Bronze and Silver started at once), killing that stage at its start.
+   */
+  @Test
+  void catalogsOpenedAtOnceOnANewLakehouseAllOpen() throws Exception {
+    int openers = 6;
+    ExecutorService pool = Executors.newFixedThreadPool(openers);
+    try {
+      for (int round = 0; round < 10; round++) {
+        LakeTables.Config fresh =
+            new LakeTables.Config(dir.resolve("new-" + round).toString(), "jdbc", "");
+        java.util.concurrent.CyclicBarrier together =
+            new java.util.concurrent.CyclicBarrier(openers);
+        List<Future<String>> opened = new ArrayList<>();
+        for (int i = 0; i < openers; i++) {
+          opened.add(
+              pool.submit(
+                  () -> {
+                    together.await();
+                    try (LakeTables tables = LakeTables.open(fresh)) {
+                      return tables.config().root();
+                    }
+                  }));
+        }
+        for (Future<String> f : opened) {
+          assertThat(f.get()).isEqualTo(fresh.root());
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   @Test
   void aCatalogCallRefusedWithSqliteBusyIsMadeAgainAndOtherFailuresAreNot() {
     java.util.concurrent.atomic.AtomicInteger calls =
