@@ -43,6 +43,7 @@ final class S3MockServer implements AutoCloseable {
                 List.of(
                     Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Xmx512m",
+                    "-XX:TieredStopAtLevel=1", // it serves a test's few requests
                     "-jar",
                     jar.toString(),
                     "--com.adobe.testing.s3mock.store.initialBuckets=" + BUCKET,
