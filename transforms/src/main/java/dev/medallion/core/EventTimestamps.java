@@ -1,6 +1,9 @@
 package dev.medallion.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.time.DateTimeException;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -59,6 +62,10 @@ public final class EventTimestamps {
   }
 
   private static long parseIso(String text, String field) {
+    long fast = utcIsoMillis(text);
+    if (fast != NOT_FAST) {
+      return fast;
+    }
     try {
       return OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME)
           .toInstant()
@@ -70,11 +77,71 @@ public final class EventTimestamps {
     }
   }
 
+  /** What {@link #utcIsoMillis} returns for a text it leaves to the full parser. */
+  static final long NOT_FAST = Long.MIN_VALUE;
+
+  /**
+   * The instant of the usual shape, {@code yyyy-MM-ddTHH:mm:ss.SSSZ} or {@code
+   * yyyy-MM-ddTHH:mm:ssZ} (what the generator and most producers write), read digit by digit: the
+   * same value the ISO parser gives, at a fraction of its cost (it was 4 % of a batch job's CPU).
+   * {@link #NOT_FAST} for any other text, and for a date or time out of range, which the ISO parser
+   * then accepts or rejects with its own message.
+   */
+  static long utcIsoMillis(String t) {
+    int n = t.length();
+    if ((n != 24 && n != 20)
+        || t.charAt(4) != '-'
+        || t.charAt(7) != '-'
+        || t.charAt(10) != 'T'
+        || t.charAt(13) != ':'
+        || t.charAt(16) != ':'
+        || t.charAt(n - 1) != 'Z'
+        || (n == 24 && t.charAt(19) != '.')) {
+      return NOT_FAST;
+    }
+    int year = digits(t, 0, 4);
+    int month = digits(t, 5, 2);
+    int day = digits(t, 8, 2);
+    int hour = digits(t, 11, 2);
+    int minute = digits(t, 14, 2);
+    int second = digits(t, 17, 2);
+    int millis = n == 24 ? digits(t, 20, 3) : 0;
+    if ((year | month | day | hour | minute | second | millis) < 0) {
+      return NOT_FAST;
+    }
+    try {
+      return LocalDateTime.of(year, month, day, hour, minute, second).toEpochSecond(ZoneOffset.UTC)
+              * 1000
+          + millis;
+    } catch (DateTimeException outOfRange) {
+      return NOT_FAST;
+    }
+  }
+
+  /** The ASCII digits {@code t[from, from + count)} as a number, or -1 if one is not a digit. */
+  private static int digits(String t, int from, int count) {
+    int value = 0;
+    for (int i = from; i < from + count; i++) {
+      char c = t.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      value = value * 10 + (c - '0');
+    }
+    return value;
+  }
+
   /** {@code YYYY-MM-DD} of the instant in UTC: the date partition value. */
   public static String utcDate(Instant instant) {
-    return DATE.format(
-        java.time.Instant.ofEpochMilli(instant.getMillis()).atOffset(ZoneOffset.UTC));
+    long millis = instant.getMillis();
+    if (millis >= 0 && millis < MAX_EPOCH_MILLIS) {
+      // Years 1970..9999: ISO's yyyy-MM-dd, without a formatter (one per event and table row).
+      return LocalDate.ofEpochDay(Math.floorDiv(millis, MILLIS_PER_DAY)).toString();
+    }
+    return DATE.format(java.time.Instant.ofEpochMilli(millis).atOffset(ZoneOffset.UTC));
   }
+
+  private static final long MILLIS_PER_DAY = 86_400_000L;
 
   /** Hour of day 0..23 of the instant in UTC: the hour partition value. */
   public static int utcHour(Instant instant) {

@@ -1,9 +1,16 @@
 package dev.medallion.core;
 
+import static java.time.ZoneOffset.UTC;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -70,5 +77,80 @@ class EventTimestampsTest {
     assertThat(EventTimestamps.utcDate(t)).isEqualTo("2026-11-29");
     assertThat(EventTimestamps.utcHour(t)).isEqualTo(10);
     assertThat(EventTimestamps.isoMillis(t)).isEqualTo("2026-11-29T10:15:30.123Z");
+  }
+
+  /** The ISO parser's reading of a text, or null where it refuses it. */
+  private static Long isoParser(String text) {
+    try {
+      return OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+          .toInstant()
+          .toEpochMilli();
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  @Test
+  void theUsualShapeIsReadWithoutTheIsoParserToTheSameInstant() {
+    Random random = new Random(7);
+    for (int i = 0; i < 20_000; i++) {
+      long millis = (long) (random.nextDouble() * 253402300799999L);
+      String text = EventTimestamps.isoMillis(new Instant(millis));
+      assertThat(EventTimestamps.utcIsoMillis(text)).as(text).isEqualTo(millis);
+      String noFraction = text.substring(0, 19) + "Z";
+      assertThat(EventTimestamps.utcIsoMillis(noFraction))
+          .as(noFraction)
+          .isEqualTo(millis - millis % 1000)
+          .isEqualTo(isoParser(noFraction));
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "2027-02-29T00:00:00.000Z", // not a leap year
+        "2026-13-01T00:00:00.000Z",
+        "2026-00-10T00:00:00.000Z",
+        "2026-04-31T00:00:00Z",
+        "2026-11-29T24:00:00.000Z",
+        "2026-11-29T10:60:00.000Z",
+        "2026-11-29T10:15:60.000Z", // a leap second: the ISO parser refuses it too
+        "2026-11-29T10:15:30,123Z",
+        "2026-11-29T10:15:3a.123Z",
+        "2026-11-29 10:15:30.123Z",
+        "2026-11-29T10:15:30.123z",
+        "+2026-11-29T10:15:30.12Z",
+        "2026-11-29T10:15:30.123+00:00", // other shapes: to the ISO parser
+        "2026-11-29T10:15:30.1234Z",
+        "2026-11-29T10:15Z",
+        "２026-11-29T10:15:30.123Z" // a full-width digit
+      })
+  void everyOtherTextIsLeftToTheIsoParser(String text) {
+    assertThat(EventTimestamps.utcIsoMillis(text)).isEqualTo(EventTimestamps.NOT_FAST);
+  }
+
+  @Test
+  void whatTheIsoParserRefusesIsStillInvalid() throws Exception {
+    for (String text : List.of("2027-02-29T00:00:00.000Z", "2026-11-29T24:00:00.000Z")) {
+      assertThat(isoParser(text)).isNull();
+      assertThatThrownBy(() -> EventTimestamps.parse(json("\"" + text + "\""), "ts"))
+          .extracting(e -> ((InvalidRecordException) e).getReason())
+          .isEqualTo("invalid_ts");
+    }
+  }
+
+  @Test
+  void datesAgreeWithTheFormatterFrom1970To9999() {
+    DateTimeFormatter formatter = DateTimeFormatter.ofPattern("yyyy-MM-dd");
+    Random random = new Random(11);
+    List<Long> instants = new ArrayList<>(List.of(0L, 86_399_999L, 86_400_000L, 253402300799999L));
+    for (int i = 0; i < 20_000; i++) {
+      instants.add((long) (random.nextDouble() * 253402300799999L));
+    }
+    for (long millis : instants) {
+      assertThat(EventTimestamps.utcDate(new Instant(millis)))
+          .as("%d", millis)
+          .isEqualTo(formatter.format(java.time.Instant.ofEpochMilli(millis).atOffset(UTC)));
+    }
   }
 }
