@@ -40,6 +40,7 @@ public final class RunnerDefaults {
     if (isSpark(options)) {
       refuseStreamingFileReads(options, type);
       microBatches(args, options);
+      recomputeUsersRatherThanCache(args, options);
       sparkConf(Runtime.getRuntime().maxMemory(), System.getProperties());
       SparkStageNames.install();
     }
@@ -82,6 +83,23 @@ public final class RunnerDefaults {
     if (!set && options instanceof IotOptions iot) {
       int seconds = Math.max(LEAST_BATCH_SECONDS, iot.getFlushSeconds());
       options.as(SparkPipelineOptions.class).setBatchIntervalMillis(seconds * 1000L);
+    }
+  }
+
+  /**
+   * The users job on Spark does not cache a PCollection that two steps read ({@code
+   * --cacheDisabled=true} unless set): every such PCollection of it is a step or two after a point
+   * the runner keeps anyway (the outputs of a multi-output step, which it persists whatever the
+   * flag, or a shuffle, whose files Spark reuses), and those steps are deterministic (the job's
+   * ingest time is one instant), so recomputing them gives the same rows and costs less than
+   * writing every row to disk and reading it back. Measured at 2,040,020 user events on {@code
+   * local[2]} with {@code -Xmx2g}: 85 s and 90 s against 97 s and 104 s cached (2026-12-02), the
+   * same tables. Not for the IoT commands: their streams are not replayed alike.
+   */
+  private static void recomputeUsersRatherThanCache(String[] args, PipelineOptions options) {
+    boolean set = Arrays.stream(args).anyMatch(a -> a.startsWith("--cacheDisabled"));
+    if (!set && options instanceof UsersOptions) {
+      options.as(SparkPipelineOptions.class).setCacheDisabled(true);
     }
   }
 

@@ -100,6 +100,22 @@ class RunnerDefaultsTest {
         .isEqualTo(700);
   }
 
+  @Test
+  void theUsersJobOnSparkRecomputesRatherThanCachesUnlessSet() {
+    assertThat(cacheDisabled(UsersOptions.class, "--runner=SparkRunner")).isTrue();
+    assertThat(cacheDisabled(UsersOptions.class, "--runner=SparkRunner", "--cacheDisabled=false"))
+        .isFalse();
+    assertThat(cacheDisabled(IotOptions.class, "--runner=SparkRunner")).isFalse();
+    assertThat(cacheDisabled(UsersOptions.class)).isFalse();
+  }
+
+  private static boolean cacheDisabled(
+      Class<? extends org.apache.beam.sdk.options.PipelineOptions> type, String... args) {
+    return RunnerDefaults.options(args, type)
+        .as(org.apache.beam.runners.spark.SparkPipelineOptions.class)
+        .isCacheDisabled();
+  }
+
   private static long batchMillis(String... args) {
     return RunnerDefaults.options(args, IotOptions.class)
         .as(org.apache.beam.runners.spark.SparkPipelineOptions.class)
