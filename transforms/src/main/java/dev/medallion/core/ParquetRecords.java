@@ -6,6 +6,7 @@ import java.util.List;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.util.Utf8;
 import org.apache.beam.sdk.extensions.avro.schemas.utils.AvroUtils;
 import org.apache.beam.sdk.schemas.Schema.TypeName;
 import org.apache.beam.sdk.values.Row;
@@ -86,6 +87,9 @@ final class ParquetRecords implements Serializable {
         case DATETIME -> v = ((ReadableInstant) v).getMillis() * 1000;
         case INT16 -> v = ((Short) v).intValue();
         case BYTES -> v = ByteBuffer.wrap((byte[]) v);
+        // As Avro's own string: Parquet then compares and hashes it as a byte array (for the
+        // dictionaries and the min/max statistics), not through a ByteBuffer, byte by byte.
+        case STRING -> v = new Utf8((String) v);
         default -> {}
       }
       record.put(i, v);
