@@ -48,13 +48,15 @@ final class SparkStageNames {
 
   /**
    * Wraps the runner's batch translators, once per JVM (it is called for every job; a second call
-   * finds them wrapped). Returns whether they are.
+   * finds them wrapped), after {@link SparkMultiOutputs} has wrapped the one of {@code ParDo}.
+   * Returns whether they are.
    */
   static synchronized boolean install() {
     Map<String, TransformEvaluator<?>> translators = translators();
     if (translators == null) {
       return false;
     }
+    SparkMultiOutputs.install(translators);
     translators.replaceAll((urn, t) -> t instanceof Named<?> ? t : named(t));
     return true;
   }
