@@ -18,8 +18,8 @@ import org.apache.beam.sdk.options.StreamingOptions;
  * and keep an encoded copy of every element, which doubles a batch job's memory; and {@code run()}
  * does not block, so the live progress line can run beside it. The SparkRunner's storage level is
  * {@code DISK_ONLY}, its share of a small heap leaves room for the Parquet writers ({@link
- * #sparkConf}), its splittable reads stream ({@link #SPARK}), and its stages are named after the
- * transforms ({@link SparkStageNames}).
+ * #sparkConf}), a multi-output step's outputs are kept packed ({@link SparkMultiOutputs}), and its
+ * stages are named after the transforms ({@link SparkStageNames}).
  */
 public final class RunnerDefaults {
   private RunnerDefaults() {}
@@ -113,11 +113,14 @@ public final class RunnerDefaults {
    * memory with {@code -Xmx2g} at 2M user events. On disk, measured on Spark local[2]: 2M user
    * events with {@code -Xmx2g} 189 s and 2.3 GB (in memory, with the file split finer: 302 s); 204k
    * 57 s against 70 s; the 1M-event IoT replay with 8g 119 s and 158 s in two runs against 141 s.
-   * And a splittable read hands its lines on through a bounded queue as it reads them: by default
-   * the runner collects every line of a file's part before the next step sees one.
+   * A splittable read's lines reach the next step once its part (at most 32 MiB on Spark, {@code
+   * --maxReadParts}) has been read: the runner's other way, handing each line from the reading
+   * thread to the next step's through a queue ({@code
+   * --experiments=use_bounded_concurrent_output_for_sdf}), woke and parked a thread per line, a
+   * fifth of the CPU in the kernel (2M user events on {@code local[2]}: 77 s against 80 s, 69.7 s
+   * against 71.4 s, 2026-12-02).
    */
-  private static final List<String> SPARK =
-      List.of("--storageLevel=DISK_ONLY", "--experiments=use_bounded_concurrent_output_for_sdf");
+  private static final List<String> SPARK = List.of("--storageLevel=DISK_ONLY");
 
   /**
    * Spark's share of the heap (less 300 MB) for what it caches and shuffles, {@code

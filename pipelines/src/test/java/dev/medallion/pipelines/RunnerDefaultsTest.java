@@ -34,10 +34,7 @@ class RunnerDefaultsTest {
   @Test
   void sparkKeepsWhatTwoStepsReadOnDiskUnlessAsked() {
     assertThat(RunnerDefaults.apply(new String[] {"--runner=SparkRunner"}))
-        .containsExactly(
-            "--runner=SparkRunner",
-            "--storageLevel=DISK_ONLY",
-            "--experiments=use_bounded_concurrent_output_for_sdf");
+        .containsExactly("--runner=SparkRunner", "--storageLevel=DISK_ONLY");
     assertThat(
             RunnerDefaults.apply(
                 new String[] {
