@@ -25,4 +25,11 @@ spark_java_flags=(
   --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED
   --add-opens=java.base/java.lang.invoke=ALL-UNNAMED
 )
-spark_java=(java -XX:+ExitOnOutOfMemoryError "${spark_java_flags[@]}" -cp "$spark_cp")
+# Spark's JVMs (the driver, the executors) use the parallel collector, as ./medallion gives a Spark
+# job (see there); a collector named in MEDALLION_JAVA_OPTS wins for the driver.
+spark_gc_flags=(-XX:+UseParallelGC)
+spark_driver_gc=("${spark_gc_flags[@]}")
+if [[ ${MEDALLION_JAVA_OPTS:-} == *-XX:+Use*GC* ]]; then
+  spark_driver_gc=()
+fi
+spark_java=(java -XX:+ExitOnOutOfMemoryError "${spark_java_flags[@]}" "${spark_driver_gc[@]}" -cp "$spark_cp")
