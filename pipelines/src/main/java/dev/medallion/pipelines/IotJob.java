@@ -8,7 +8,6 @@ import dev.medallion.core.RawEvent;
 import dev.medallion.core.ReadNdjsonLines;
 import dev.medallion.core.ReadTable;
 import dev.medallion.core.StreamEnd;
-import dev.medallion.core.TableFileCounts;
 import dev.medallion.generator.DeviceRegistryWriter;
 import dev.medallion.generator.GeneratorConfig;
 import dev.medallion.generator.GeneratorSource;
@@ -211,7 +210,7 @@ public final class IotJob {
         name + ": run " + runId + " -> " + options.getLakehouse() + source(stage, options));
     PipelineResult result;
     try {
-      result = runWithProgress(p, stage, options);
+      result = runWithProgress(p, stage, options, tables, runId, streams);
     } catch (RuntimeException e) {
       if (!streams) {
         RunIds.discard(tables, runId);
@@ -292,6 +291,34 @@ public final class IotJob {
       java.io.PrintStream err)
       throws IOException {
     List<String> layers = layers(stage);
+    StringBuilder fromFiles =
+        new StringBuilder("(" + String.join("|", layers) + ")_rejected(_.*)?");
+    if (layers.contains(DeadLetter.BRONZE)) {
+      fromFiles.append("|bronze_accepted");
+    }
+    if (layers.contains(DeadLetter.SILVER)) {
+      fromFiles.append("|silver_accepted");
+    }
+    if (layers.contains(DeadLetter.GOLD)) {
+      fromFiles.append("|gold_(device|site|sensor)_minute_rows");
+    }
+    return FileCounts.prefer(
+        "medallion",
+        counters,
+        inFiles(FileCounter.EXACT, stage, tables, runId, committed),
+        java.util.regex.Pattern.compile(fromFiles.toString()),
+        err);
+  }
+
+  /**
+   * The rows and dead letters of the files of the layers {@code stage} writes, as counters name
+   * them: those the run's commits added ({@code committed}: a stream), or those its job lists for
+   * its commit, or, before the job has listed them, every file it has written so far.
+   */
+  private static Map<String, Long> inFiles(
+      FileCounter count, Stage stage, LakeTables tables, String runId, boolean committed)
+      throws IOException {
+    List<String> layers = layers(stage);
     Map<String, Long> files = new java.util.TreeMap<>();
     List<String> deadLetters = new ArrayList<>();
     Catalog.Table quarantine = Catalog.byPath(Lakehouse.QUARANTINE_IOT);
@@ -299,19 +326,15 @@ public final class IotJob {
       files.put(layer + "_rejected", 0L);
       deadLetters.addAll(filesOf(tables, quarantine, runId, "stage=" + layer, committed));
     }
-    files.putAll(TableFileCounts.deadLetters(deadLetters, ""));
-    StringBuilder fromFiles =
-        new StringBuilder("(" + String.join("|", layers) + ")_rejected(_.*)?");
+    files.putAll(count.deadLetters(deadLetters, ""));
     if (layers.contains(DeadLetter.BRONZE)) {
-      files.put("bronze_accepted", rows(tables, runId, Lakehouse.BRONZE_IOT, committed));
-      fromFiles.append("|bronze_accepted");
+      files.put("bronze_accepted", rows(count, tables, runId, Lakehouse.BRONZE_IOT, committed));
     }
     if (layers.contains(DeadLetter.SILVER)) {
       files.put(
           "silver_accepted",
-          rows(tables, runId, Lakehouse.SILVER_READINGS, committed)
-              + rows(tables, runId, Lakehouse.SILVER_HEARTBEATS, committed));
-      fromFiles.append("|silver_accepted");
+          rows(count, tables, runId, Lakehouse.SILVER_READINGS, committed)
+              + rows(count, tables, runId, Lakehouse.SILVER_HEARTBEATS, committed));
     }
     if (layers.contains(DeadLetter.GOLD)) {
       for (String gold :
@@ -319,17 +342,17 @@ public final class IotJob {
               Lakehouse.GOLD_DEVICE_MINUTE,
               Lakehouse.GOLD_SITE_MINUTE,
               Lakehouse.GOLD_SENSOR_MINUTE)) {
-        files.put(Catalog.byPath(gold).name() + "_rows", rows(tables, runId, gold, committed));
+        files.put(
+            Catalog.byPath(gold).name() + "_rows", rows(count, tables, runId, gold, committed));
       }
-      fromFiles.append("|gold_(device|site|sensor)_minute_rows");
     }
-    return FileCounts.prefer(
-        "medallion", counters, files, java.util.regex.Pattern.compile(fromFiles.toString()), err);
+    return files;
   }
 
-  private static long rows(LakeTables tables, String runId, String path, boolean committed)
+  private static long rows(
+      FileCounter count, LakeTables tables, String runId, String path, boolean committed)
       throws IOException {
-    return TableFileCounts.rows(filesOf(tables, Catalog.byPath(path), runId, "", committed));
+    return count.rows(filesOf(tables, Catalog.byPath(path), runId, "", committed));
   }
 
   private static List<String> filesOf(
@@ -338,13 +361,23 @@ public final class IotJob {
   }
 
   /** The job with its progress line; a Kafka-fed stage's line shows its group's lag too. */
-  private static PipelineResult runWithProgress(Pipeline p, Stage stage, IotOptions o) {
+  private static PipelineResult runWithProgress(
+      Pipeline p, Stage stage, IotOptions o, LakeTables tables, String runId, boolean streams) {
+    FileCounter live = FileCounter.live();
+    java.util.function.Supplier<Map<String, Long>> written =
+        () -> {
+          try {
+            return inFiles(live, stage, tables, runId, streams);
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        };
     if (o.getInputTopic().isEmpty() || !o.getInput().isEmpty()) {
-      return Progress.runAndWait(p);
+      return Progress.runAndWait(p, null, written);
     }
     String group = KafkaReads.group(o, stage == Stage.ALL ? "bronze" : stage.name().toLowerCase());
     try (KafkaLag lag = new KafkaLag(o.getBootstrapServers(), o.getInputTopic(), group)) {
-      return Progress.runAndWait(p, lag);
+      return Progress.runAndWait(p, lag, written);
     }
   }
 

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.MetricNameFilter;
@@ -29,10 +30,15 @@ public final class Progress {
 
   private final Thread thread;
   private final @Nullable KafkaLag lag;
+  private final @Nullable Supplier<Map<String, Long>> written;
   private volatile boolean running = true;
 
-  private Progress(PipelineResult result, @Nullable KafkaLag lag) {
+  private Progress(
+      PipelineResult result,
+      @Nullable KafkaLag lag,
+      @Nullable Supplier<Map<String, Long>> written) {
     this.lag = lag;
+    this.written = written;
     thread = new Thread(() -> loop(result), "medallion-progress");
     thread.setDaemon(true);
   }
@@ -42,13 +48,23 @@ public final class Progress {
    * failed job throws (Beam's exception), as {@code waitUntilFinish} does.
    */
   public static PipelineResult runAndWait(Pipeline pipeline) {
-    return runAndWait(pipeline, null);
+    return runAndWait(pipeline, null, null);
   }
 
-  /** As {@link #runAndWait(Pipeline)}, a Kafka-fed stage's line also with its group's lag. */
-  static PipelineResult runAndWait(Pipeline pipeline, @Nullable KafkaLag lag) {
+  /**
+   * As {@link #runAndWait(Pipeline)}, a Kafka-fed stage's line also with its group's lag ({@code
+   * lag}, or null). On Spark, whose counters a recomputed or retried task increments again, the
+   * line's per-layer counts are those of the table files the job has written (or, for a stream,
+   * committed) so far, as {@code written} counts them every {@link #FILES_EVERY} seconds, counter
+   * names as keys; without it, and on other runners, the counters'.
+   */
+  static PipelineResult runAndWait(
+      Pipeline pipeline,
+      @Nullable KafkaLag lag,
+      @Nullable Supplier<Map<String, Long>> written) {
+    boolean spark = RunnerDefaults.isSpark(pipeline.getOptions());
     PipelineResult result = pipeline.run();
-    Progress progress = new Progress(result, lag);
+    Progress progress = new Progress(result, lag, spark ? written : null);
     progress.thread.start();
     try {
       if (SparkStreamingEnd.applies(result)) {
@@ -94,6 +110,8 @@ public final class Progress {
     Long lagNow = null;
     long awaySince = -1;
     long lastNanos = startNanos;
+    Map<String, Long> inFiles = Map.of();
+    long filesAt = startNanos - FILES_EVERY * 1_000_000_000L; // the first count at once
     while (running) {
       try {
         Thread.sleep(1000);
@@ -105,6 +123,17 @@ public final class Progress {
         c = counters(result);
       } catch (RuntimeException e) {
         continue; // metrics not available yet
+      }
+      if (written != null) {
+        if (System.nanoTime() - filesAt >= FILES_EVERY * 1_000_000_000L) {
+          filesAt = System.nanoTime();
+          try {
+            inFiles = written.get();
+          } catch (RuntimeException e) {
+            // the tables cannot be read just now: the last counts stand
+          }
+        }
+        c.putAll(inFiles);
       }
       boolean users = c.keySet().stream().anyMatch(k -> k.startsWith("bronze_user_"));
       String bronze = users ? "bronze_user" : "bronze";
@@ -198,6 +227,9 @@ public final class Progress {
     }
     return out;
   }
+
+  /** How often, in seconds, the line counts the table files on Spark. */
+  static final int FILES_EVERY = 5;
 
   /** Seconds of samples the Kafka rates of the progress line are taken over, at most. */
   static final int RATE_WINDOW = 10;

@@ -5,7 +5,6 @@ import dev.medallion.core.InputFormat;
 import dev.medallion.core.MedallionException;
 import dev.medallion.core.ReadNdjsonLines;
 import dev.medallion.core.ReadTable;
-import dev.medallion.core.TableFileCounts;
 import dev.medallion.core.TableRewrite;
 import dev.medallion.lakehouse.Catalog;
 import dev.medallion.lakehouse.CrashPoints;
@@ -99,7 +98,8 @@ public final class UserFeaturesJob {
     }
     PipelineResult result;
     try {
-      result = Progress.runAndWait(p);
+      FileCounter live = FileCounter.live();
+      result = Progress.runAndWait(p, null, () -> writtenSoFar(live, tables, runId));
       if (result.getState() != PipelineResult.State.DONE) {
         throw new MedallionException(
             "the job ended " + result.getState() + "; nothing was committed");
@@ -159,28 +159,57 @@ public final class UserFeaturesJob {
    */
   static Map<String, Long> countedInFiles(
       Map<String, Long> counters, LakeTables tables, String runId) throws IOException {
+    return preferFiles(counters, inFiles(FileCounter.EXACT, tables, runId), System.err);
+  }
+
+  /**
+   * The rows and dead letters of the files run {@code runId} lists for its commit, or, before its
+   * job has listed them, of every file it has written so far.
+   */
+  private static Map<String, Long> inFiles(FileCounter count, LakeTables tables, String runId)
+      throws IOException {
     Map<String, Long> files = new TreeMap<>();
-    files.put("bronze_user_accepted", TableFileCounts.rows(tables.listedBy(BRONZE, runId, "")));
-    files.put("silver_user_accepted", TableFileCounts.rows(tables.listedBy(SILVER, runId, "")));
-    files.put("gold_user_features_rows", TableFileCounts.rows(tables.listedBy(GOLD, runId, "")));
+    files.put("bronze_user_accepted", count.rows(tables.listedBy(BRONZE, runId, "")));
+    files.put("silver_user_accepted", count.rows(tables.listedBy(SILVER, runId, "")));
+    files.put("gold_user_features_rows", count.rows(tables.listedBy(GOLD, runId, "")));
     List<String> deadLetters = new ArrayList<>();
     for (String stage : List.of(DeadLetter.BRONZE, DeadLetter.SILVER, DeadLetter.GOLD)) {
       deadLetters.addAll(tables.listedBy(QUARANTINE, runId, "stage=" + stage));
     }
-    files.putAll(TableFileCounts.deadLetters(deadLetters, "_user"));
-    return preferFiles(counters, files, System.err);
+    files.putAll(count.deadLetters(deadLetters, "_user"));
+    return files;
+  }
+
+  /**
+   * The progress line's counts on Spark, whose counters a recomputed or retried task increments
+   * again: the rows and dead letters of the files the job has written so far ({@link
+   * FileCounter#live}), as counters name them.
+   */
+  static Map<String, Long> writtenSoFar(FileCounter live, LakeTables tables, String runId) {
+    try {
+      return asCounters(inFiles(live, tables, runId));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   /**
    * The counters, with what the files say in place of every count the files hold: Spark increments
-   * a counter again for a task it recomputes or retries, and has no committed metrics. Two kinds of
-   * Silver dead letters are not rejections and have counters of their own: later copies ({@code
-   * duplicate}: {@code silver_user_duplicates}) and CDC's older versions ({@code cdc_superseded},
-   * {@code cdc_deleted}: {@code silver_user_replaced}). Says on {@code err} when counters and files
-   * differ.
+   * a counter again for a task it recomputes or retries, and has no committed metrics. Says on
+   * {@code err} when counters and files differ.
    */
   static Map<String, Long> preferFiles(
       Map<String, Long> counters, Map<String, Long> inFiles, PrintStream err) {
+    return FileCounts.prefer("users", counters, asCounters(inFiles), FROM_FILES, err);
+  }
+
+  /**
+   * The files' counts as the counters name them. Two kinds of Silver dead letters are not
+   * rejections and have counters of their own: later copies ({@code duplicate}: {@code
+   * silver_user_duplicates}) and CDC's older versions ({@code cdc_superseded}, {@code cdc_deleted}:
+   * {@code silver_user_replaced}).
+   */
+  private static Map<String, Long> asCounters(Map<String, Long> inFiles) {
     Map<String, Long> files = new TreeMap<>(inFiles);
     files.putIfAbsent("bronze_user_rejected", 0L);
     files.putIfAbsent("silver_user_rejected", 0L);
@@ -188,7 +217,7 @@ public final class UserFeaturesJob {
     long replaced = notRejected(files, "cdc_superseded") + notRejected(files, "cdc_deleted");
     files.put("silver_user_duplicates", duplicates);
     files.put("silver_user_replaced", replaced);
-    return FileCounts.prefer("users", counters, files, FROM_FILES, err);
+    return files;
   }
 
   /** Takes Silver's dead letters of this reason out of its rejections; returns how many. */
