@@ -37,9 +37,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * TransformTranslator.EVALUATORS}) and its leaves in a private field ({@code
  * EvaluationContext.leaves}), which this reaches by reflection. A runner without that table
  * (another Beam version) runs as before, with Spark's names; {@link #install} says so by returning
- * false; without that field, only the last stages keep Spark's names. Not in streaming: there Spark
- * names a micro-batch's stages after the call site of the stream that made them, taken from the
- * stack of the thread that created it (Beam's code), not from the call site a thread sets.
+ * false; without that field, only the last stages keep Spark's names. A streaming job's stages are
+ * named by {@link SparkStreamStageNames}, which {@link #install} installs too.
  */
 final class SparkStageNames {
   private SparkStageNames() {}
@@ -52,12 +51,13 @@ final class SparkStageNames {
    * Returns whether they are.
    */
   static synchronized boolean install() {
-    Map<String, TransformEvaluator<?>> translators = translators();
+    Map<String, TransformEvaluator<?>> translators = translators(TRANSLATORS);
     if (translators == null) {
       return false;
     }
     SparkMultiOutputs.install(translators);
     translators.replaceAll((urn, t) -> t instanceof Named<?> ? t : named(t));
+    SparkStreamStageNames.install();
     return true;
   }
 
@@ -66,9 +66,10 @@ final class SparkStageNames {
   }
 
   @SuppressWarnings("unchecked")
-  private static @Nullable Map<String, TransformEvaluator<?>> translators() {
+  /** The private table of translators of the runner's class {@code translatorClass}. */
+  static @Nullable Map<String, TransformEvaluator<?>> translators(String translatorClass) {
     try {
-      Field f = Class.forName(TRANSLATORS).getDeclaredField("EVALUATORS");
+      Field f = Class.forName(translatorClass).getDeclaredField("EVALUATORS");
       f.setAccessible(true);
       return (Map<String, TransformEvaluator<?>>) f.get(null);
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
@@ -195,6 +196,7 @@ final class SparkStageNames {
       spark.setCallSite(name);
       try {
         leaf.action();
+        SparkStreamStageNames.nameOutputsOf(leaf, name); // a stream's leaf: its output stream
       } finally {
         spark.clearCallSite();
       }

@@ -7,10 +7,8 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.beam.runners.spark.SparkContextOptions;
-import org.apache.beam.runners.spark.SparkRunner;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
-import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -18,7 +16,6 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.junit.jupiter.api.Test;
@@ -65,17 +62,9 @@ class SparkMultiOutputsTest {
         rejected.add("rejected " + element(i));
       }
     }
-    JavaSparkContext spark =
-        new JavaSparkContext(
-            new SparkConf()
-                .setMaster("local[2]")
-                .setAppName("multi-outputs")
-                .set("spark.ui.enabled", "false"));
+    JavaSparkContext spark = LocalSpark.start("local[2]", "multi-outputs");
     try {
-      SparkContextOptions options = PipelineOptionsFactory.as(SparkContextOptions.class);
-      options.setRunner(SparkRunner.class);
-      options.setUsesProvidedSparkContext(true);
-      options.setProvidedSparkContext(spark);
+      SparkContextOptions options = LocalSpark.options(spark);
       options.setStorageLevel("DISK_ONLY");
       Pipeline p = Pipeline.create(options);
       PCollectionTuple split =

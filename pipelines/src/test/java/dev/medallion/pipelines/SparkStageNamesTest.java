@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.beam.runners.spark.SparkContextOptions;
-import org.apache.beam.runners.spark.SparkRunner;
 import org.apache.beam.sdk.Pipeline;
-import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.transforms.Count;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.GroupByKey;
@@ -15,7 +13,6 @@ import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.TypeDescriptors;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerStageSubmitted;
@@ -29,12 +26,7 @@ class SparkStageNamesTest {
     assertThat(SparkStageNames.install()).as("a second call finds them wrapped").isTrue();
 
     List<String> stages = new CopyOnWriteArrayList<>();
-    JavaSparkContext spark =
-        new JavaSparkContext(
-            new SparkConf()
-                .setMaster("local[1]")
-                .setAppName("stage-names")
-                .set("spark.ui.enabled", "false"));
+    JavaSparkContext spark = LocalSpark.start("local[1]", "stage-names");
     try {
       spark
           .sc()
@@ -45,10 +37,7 @@ class SparkStageNamesTest {
                   stages.add(submitted.stageInfo().name());
                 }
               });
-      SparkContextOptions options = PipelineOptionsFactory.as(SparkContextOptions.class);
-      options.setRunner(SparkRunner.class);
-      options.setUsesProvidedSparkContext(true);
-      options.setProvidedSparkContext(spark);
+      SparkContextOptions options = LocalSpark.options(spark);
       Pipeline p = Pipeline.create(options);
       p.apply("Events", Create.of("ann", "bob", "ann", "cid", "ann"))
           .apply("KeyByUser", WithKeys.of((String u) -> u).withKeyType(TypeDescriptors.strings()))
