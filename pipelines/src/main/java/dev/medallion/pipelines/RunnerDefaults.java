@@ -116,9 +116,9 @@ public final class RunnerDefaults {
    * A splittable read's lines reach the next step once its part (at most 32 MiB on Spark, {@code
    * --maxReadParts}) has been read: the runner's other way, handing each line from the reading
    * thread to the next step's through a queue ({@code
-   * --experiments=use_bounded_concurrent_output_for_sdf}), woke and parked a thread per line, a
-   * fifth of the CPU in the kernel (2M user events on {@code local[2]}: 77 s against 80 s, 69.7 s
-   * against 71.4 s, 2026-12-02).
+   * --experiments=use_bounded_concurrent_output_for_sdf}), woke and parked a thread per line: a
+   * quarter of a {@code perf} profile of the first pass was the kernel doing so (2M user events on
+   * {@code local[2]}: 77 s against 80 s, 69.7 s against 71.4 s, 2026-12-02).
    */
   private static final List<String> SPARK = List.of("--storageLevel=DISK_ONLY");
 
