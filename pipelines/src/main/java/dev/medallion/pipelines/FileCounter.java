@@ -27,16 +27,15 @@ interface FileCounter {
         }
 
         @Override
-        public Map<String, Long> deadLetters(List<String> files, String suffix)
-            throws IOException {
+        public Map<String, Long> deadLetters(List<String> files, String suffix) throws IOException {
           return TableFileCounts.deadLetters(files, suffix);
         }
       };
 
   /**
-   * For a live count, asked again and again while files are written: a file that cannot be read
-   * yet (its writer has not closed it, so it has no footer) counts nothing this time, and a file
-   * read once is not read again (a table file never changes once written).
+   * For a live count, asked again and again while files are written: a file that cannot be read yet
+   * (its writer has not closed it, so it has no footer) counts nothing this time, and a file read
+   * once is not read again (a table file never changes once written).
    */
   static FileCounter live() {
     return new Live();

@@ -59,9 +59,7 @@ public final class Progress {
    * names as keys; without it, and on other runners, the counters'.
    */
   static PipelineResult runAndWait(
-      Pipeline pipeline,
-      @Nullable KafkaLag lag,
-      @Nullable Supplier<Map<String, Long>> written) {
+      Pipeline pipeline, @Nullable KafkaLag lag, @Nullable Supplier<Map<String, Long>> written) {
     boolean spark = RunnerDefaults.isSpark(pipeline.getOptions());
     PipelineResult result = pipeline.run();
     Progress progress = new Progress(result, lag, spark ? written : null);

@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Constructor;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -17,7 +19,6 @@ import org.apache.beam.runners.spark.translation.MultiDoFnFunction;
 import org.apache.beam.runners.spark.translation.TransformEvaluator;
 import org.apache.beam.runners.spark.translation.TranslationUtils;
 import org.apache.beam.sdk.coders.Coder;
-import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.reflect.DoFnSignature;
 import org.apache.beam.sdk.transforms.reflect.DoFnSignatures;
@@ -74,7 +75,8 @@ final class SparkMultiOutputs {
   static void install(Map<String, TransformEvaluator<?>> translators) {
     translators.computeIfPresent(
         PTransformTranslation.PAR_DO_TRANSFORM_URN,
-        (urn, t) -> t instanceof Translator<?, ?> || t instanceof SparkStageNames.Named<?> ? t : wrap(t));
+        (urn, t) ->
+            t instanceof Translator<?, ?> || t instanceof SparkStageNames.Named<?> ? t : wrap(t));
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})
@@ -117,7 +119,6 @@ final class SparkMultiOutputs {
         EvaluationContext context,
         Map<TupleTag<?>, PCollection<?>> read,
         StorageLevel level) {
-      DoFn<InputT, OutputT> fn = transform.getFn();
       JavaRDD<WindowedValue<InputT>> in =
           ((BoundedDataset<InputT>) context.borrowDataset(transform)).getRDD();
       PCollection<InputT> input = (PCollection<InputT>) context.getInput(transform);
@@ -125,7 +126,7 @@ final class SparkMultiOutputs {
           new MultiDoFnFunction<>(
               MetricsAccumulator.getInstance(),
               context.getCurrentTransform().getFullName(),
-              fn,
+              transform.getFn(),
               context.getSerializableOptions(),
               transform.getMainOutputTag(),
               transform.getAdditionalOutputTags().getAll(),
@@ -163,7 +164,7 @@ final class SparkMultiOutputs {
     private static Map<TupleTag<?>, PCollection<?>> readOutputs(
         ParDo.MultiOutput<?, ?> transform, EvaluationContext context) {
       Map<TupleTag<?>, PCollection<?>> outputs = context.getOutputs(transform);
-      Map<TupleTag<?>, PCollection<?>> read = new java.util.LinkedHashMap<>();
+      Map<TupleTag<?>, PCollection<?>> read = new LinkedHashMap<>();
       for (Map.Entry<TupleTag<?>, PCollection<?>> e : outputs.entrySet()) {
         if (e.getKey().equals(transform.getMainOutputTag()) || !context.isLeaf(e.getValue())) {
           read.put(e.getKey(), e.getValue());
@@ -210,13 +211,14 @@ final class SparkMultiOutputs {
 
     @Override
     public Iterator<byte[]> call(Iterator<Tuple2<TupleTag<?>, WindowedValue<?>>> elements) {
-      Map<TupleTag<?>, Integer> index = new java.util.HashMap<>();
+      Map<TupleTag<?>, Integer> index = new HashMap<>();
       for (int i = 0; i < tags.size(); i++) {
         index.put(tags.get(i), i);
       }
       return new Iterator<>() {
         private final ByteArrayOutputStream element = new ByteArrayOutputStream();
-        private final ByteArrayOutputStream chunk = new ByteArrayOutputStream(CHUNK_BYTES + (64 << 10));
+        private final ByteArrayOutputStream chunk =
+            new ByteArrayOutputStream(CHUNK_BYTES + (64 << 10));
 
         @Override
         public boolean hasNext() {
@@ -252,8 +254,7 @@ final class SparkMultiOutputs {
   }
 
   /** One output's elements, decoded from the packed chunks; the others' skipped. */
-  static final class Unpack<T>
-      implements FlatMapFunction<Iterator<byte[]>, WindowedValue<T>> {
+  static final class Unpack<T> implements FlatMapFunction<Iterator<byte[]>, WindowedValue<T>> {
     private static final long serialVersionUID = 1L;
     private final int output;
     private final Coder<WindowedValue<T>> coder;
@@ -290,8 +291,13 @@ final class SparkMultiOutputs {
               next = coder.decode(chunk);
               if (before - chunk.available() != length) {
                 throw new IllegalStateException(
-                    "output " + output + ": an element decoded from " + (before - chunk.available())
-                        + " of its " + length + " bytes");
+                    "output "
+                        + output
+                        + ": an element decoded from "
+                        + (before - chunk.available())
+                        + " of its "
+                        + length
+                        + " bytes");
               }
             }
             return true;

@@ -108,7 +108,7 @@ final class SparkStreamStageNames {
    * translation of the transform {@code name} created.
    */
   static void name(DStream<?> stream, String name) {
-    if (named(stream)) {
+    if (isNamed(stream)) {
       return;
     }
     try {
@@ -135,8 +135,8 @@ final class SparkStreamStageNames {
   }
 
   /**
-   * Names the output streams Spark's graph has for {@code leaf}'s stream and that nothing named yet:
-   * the ones the runner made to start the leaf's jobs.
+   * Names the output streams Spark's graph has for {@code leaf}'s stream and that nothing named
+   * yet: the ones the runner made to start the leaf's jobs.
    */
   static void nameOutputsOf(Dataset leaf, String name) {
     if (!(leaf instanceof UnboundedDataset<?> stream)) {
@@ -145,7 +145,7 @@ final class SparkStreamStageNames {
     DStream<?> parent = stream.getDStream().dstream();
     try {
       for (DStream<?> output : parent.context().graph().getOutputStreams()) {
-        if (!named(output) && output.dependencies().contains(parent)) {
+        if (!isNamed(output) && output.dependencies().contains(parent)) {
           name(output, name);
         }
       }
@@ -165,7 +165,7 @@ final class SparkStreamStageNames {
     }
   }
 
-  private static boolean named(DStream<?> stream) {
+  private static boolean isNamed(DStream<?> stream) {
     CallSite site = stream.creationSite();
     return site != null && site.longForm() != null && site.longForm().startsWith(MARK);
   }

@@ -16,7 +16,6 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
-import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.junit.jupiter.api.Test;
 
@@ -71,7 +70,8 @@ class SparkMultiOutputsTest {
           p.apply("Elements", Create.of(input).withCoder(StringUtf8Coder.of()))
               .apply(
                   "Split",
-                  ParDo.of(new SplitFn()).withOutputTags(KEPT, TupleTagList.of(REJECTED).and(UNREAD)));
+                  ParDo.of(new SplitFn())
+                      .withOutputTags(KEPT, TupleTagList.of(REJECTED).and(UNREAD)));
       PAssert.that(split.get(KEPT)).containsInAnyOrder(kept);
       PAssert.that(split.get(REJECTED)).containsInAnyOrder(rejected);
       p.run().waitUntilFinish();
@@ -80,7 +80,8 @@ class SparkMultiOutputsTest {
       // (Spark also keeps the shuffles of PAssert's groupings, made elsewhere).
       List<String> keptOfSplit =
           spark.getPersistentRDDs().values().stream()
-              .filter(rdd -> rdd.toDebugString().lines().findFirst().orElse("").contains(" at Split "))
+              .filter(
+                  rdd -> rdd.toDebugString().lines().findFirst().orElse("").contains(" at Split "))
               .map(rdd -> rdd.first().getClass().getSimpleName())
               .collect(Collectors.toList());
       assertThat(keptOfSplit).containsExactly("byte[]");

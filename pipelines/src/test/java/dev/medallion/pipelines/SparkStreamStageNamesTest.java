@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The stages and jobs of a streaming job's micro-batches on Spark carry the names of the
- * transforms that made them, not lines of Beam's runner or of Spark.
+ * The stages and jobs of a streaming job's micro-batches on Spark carry the names of the transforms
+ * that made them, not lines of Beam's runner or of Spark.
  */
 class SparkStreamStageNamesTest {
   @TempDir Path checkpoints;
