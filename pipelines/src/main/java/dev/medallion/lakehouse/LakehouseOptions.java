@@ -36,6 +36,27 @@ public interface LakehouseOptions extends PipelineOptions {
   void setMaxReadParts(int value);
 
   @Description(
+      "The reads of --input files pause while the heap, after the latest garbage collection, is"
+          + " fuller than this (% of -Xmx), so the steps after them catch up: the DirectRunner"
+          + " pushes what it reads on without bound, each bundle waiting whole in memory for all"
+          + " its consumers. 0: never. Default: 50 on the DirectRunner, 0 on Spark (which pulls"
+          + " its input).")
+  @Default.InstanceFactory(PauseReadFactory.class)
+  int getPauseReadAboveHeapPct();
+
+  void setPauseReadAboveHeapPct(int value);
+
+  /** 50 ({@link #DIRECT_PAUSE_READ_PCT}), or 0 on the SparkRunner. */
+  class PauseReadFactory implements DefaultValueFactory<Integer> {
+    @Override
+    public Integer create(PipelineOptions options) {
+      return options.getRunner().getSimpleName().contains("Spark") ? 0 : DIRECT_PAUSE_READ_PCT;
+    }
+  }
+
+  int DIRECT_PAUSE_READ_PCT = 50;
+
+  @Description(
       "A field-mapping file (YAML or JSON) for the --input records: rename, coerce, defaults and"
           + " constants, applied as Bronze parses them (the raw record is kept as it came). Empty:"
           + " the fields as they are.")

@@ -819,6 +819,7 @@ public final class IotJob {
           "ReadNdjson",
           ReadNdjsonLines.fromFiles(files)
               .withMaxParts(o.getMaxReadParts())
+              .pausingAboveHeapShare(o.getPauseReadAboveHeapPct() / 100.0)
               .withFormat(InputFormat.of(o.getInputFormat())));
     }
     if (!o.getInput().isEmpty()) {
@@ -831,6 +832,7 @@ public final class IotJob {
             "ReadNdjson",
             ReadNdjsonLines.fromFiles(new ArrayList<>(matching))
                 .withMaxParts(o.getMaxReadParts())
+                .pausingAboveHeapShare(o.getPauseReadAboveHeapPct() / 100.0)
                 .withFormat(InputFormat.of(o.getInputFormat())));
       } catch (IOException e) {
         throw new IllegalArgumentException(

@@ -63,16 +63,27 @@ record LineRange(long from, long to, long firstLine, boolean skipFirst) implemen
    * its own; with no checkpoint at all, it reads a whole part into one bundle before any later step
    * runs, so every line of the input is in memory at once. Other splits are refused: a part is
    * already a unit of parallel work. A part of a file that cannot seek (compressed) is never split.
+   *
+   * <p>A reader that wants to give way before that ({@link ReadNdjsonLines}, to let the steps after
+   * it catch up) claims {@link #YIELD}: the claim succeeds if a line was claimed and no checkpoint
+   * taken yet, and then the next checkpoint is granted at once, after the last line claimed.
    */
   static final class Tracker extends RestrictionTracker<LineRange, Long>
       implements RestrictionTracker.HasProgress {
     static final long LINES_PER_CHECKPOINT = 100_000;
+
+    /**
+     * Not a line's offset: a claim of it asks for a checkpoint after the last line claimed (the
+     * reader then returns {@code resume()}), and claims no line.
+     */
+    static final long YIELD = Long.MIN_VALUE;
 
     private final long linesPerCheckpoint;
     private LineRange range;
     private long lastAttempted = -1;
     private long lastClaimed = -1;
     private long claimed;
+    private boolean yielding;
 
     Tracker(LineRange range) {
       this(range, LINES_PER_CHECKPOINT);
@@ -85,6 +96,10 @@ record LineRange(long from, long to, long firstLine, boolean skipFirst) implemen
 
     @Override
     public boolean tryClaim(Long offset) {
+      if (offset == YIELD) {
+        yielding = claimed > 0 && lastAttempted == lastClaimed && range.to() != Long.MAX_VALUE;
+        return yielding;
+      }
       if (offset <= lastAttempted) {
         throw new IllegalArgumentException(
             "line offsets must increase: " + offset + " after " + lastAttempted);
@@ -106,8 +121,9 @@ record LineRange(long from, long to, long firstLine, boolean skipFirst) implemen
     @Override
     public @Nullable SplitResult<LineRange> trySplit(double fractionOfRemainder) {
       if (fractionOfRemainder != 0
-          || claimed < Math.max(1, linesPerCheckpoint)
+          || claimed < (yielding ? 1 : Math.max(1, linesPerCheckpoint))
           || lastAttempted > lastClaimed
+          || lastClaimed + 1 == range.to() // already cut after the last line claimed
           || range.to() == Long.MAX_VALUE) {
         return null;
       }
@@ -120,7 +136,8 @@ record LineRange(long from, long to, long firstLine, boolean skipFirst) implemen
 
     @Override
     public void checkDone() throws IllegalStateException {
-      if (range.from() < range.to() && lastAttempted < range.to()) {
+      boolean cutAfterLastClaim = lastClaimed >= 0 && lastClaimed + 1 == range.to();
+      if (range.from() < range.to() && lastAttempted < range.to() && !cutAfterLastClaim) {
         throw new IllegalStateException(
             "the lines of bytes [" + lastAttempted + ", " + range.to() + ") were not read");
       }

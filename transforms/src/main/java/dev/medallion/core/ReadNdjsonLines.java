@@ -11,6 +11,8 @@ import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.io.Compression;
 import org.apache.beam.sdk.io.FileIO;
 import org.apache.beam.sdk.io.fs.EmptyMatchTreatment;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -19,6 +21,7 @@ import org.apache.beam.sdk.transforms.splittabledofn.RestrictionTracker;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionView;
+import org.joda.time.Duration;
 
 /**
  * Reads NDJSON files line by line as {@link RawEvent}s, each with its file and 1-based line number
@@ -64,11 +67,18 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
    */
   public static final int MAX_PARTS = 4;
 
+  /** How often a part that may pause looks at the heap, in lines. */
+  static final long LINES_PER_LOOK = 10_000;
+
+  /** How long a part pauses when the heap is full. */
+  static final Duration PAUSE = Duration.millis(250);
+
   private final List<String> filepatterns;
   private final long partBytes;
   private final int maxParts;
   private final long linesPerCheckpoint;
   private final InputFormat format;
+  private final double pauseAboveHeapShare;
   private final transient List<PCollectionView<?>> after;
 
   private ReadNdjsonLines(
@@ -77,12 +87,14 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
       int maxParts,
       long linesPerCheckpoint,
       InputFormat format,
+      double pauseAboveHeapShare,
       List<PCollectionView<?>> after) {
     this.filepatterns = filepatterns;
     this.partBytes = partBytes;
     this.maxParts = maxParts;
     this.linesPerCheckpoint = linesPerCheckpoint;
     this.format = format;
+    this.pauseAboveHeapShare = pauseAboveHeapShare;
     this.after = after;
   }
 
@@ -93,6 +105,7 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         MAX_PARTS,
         LineRange.Tracker.LINES_PER_CHECKPOINT,
         InputFormat.AUTO,
+        0,
         List.of());
   }
 
@@ -104,12 +117,14 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         MAX_PARTS,
         LineRange.Tracker.LINES_PER_CHECKPOINT,
         InputFormat.AUTO,
+        0,
         List.of());
   }
 
   /** Reads files larger than {@code bytes} in parts of about that size. */
   public ReadNdjsonLines withPartBytes(long bytes) {
-    return new ReadNdjsonLines(filepatterns, bytes, maxParts, linesPerCheckpoint, format, after);
+    return new ReadNdjsonLines(
+        filepatterns, bytes, maxParts, linesPerCheckpoint, format, pauseAboveHeapShare, after);
   }
 
   /**
@@ -122,7 +137,8 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
       throw new IllegalArgumentException(
           "a file is read in at least " + MIN_PARTS + " parts, not at most " + parts);
     }
-    return new ReadNdjsonLines(filepatterns, partBytes, parts, linesPerCheckpoint, format, after);
+    return new ReadNdjsonLines(
+        filepatterns, partBytes, parts, linesPerCheckpoint, format, pauseAboveHeapShare, after);
   }
 
   /**
@@ -131,12 +147,30 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
    */
   public ReadNdjsonLines withFormat(InputFormat format) {
     return new ReadNdjsonLines(
-        filepatterns, partBytes, maxParts, linesPerCheckpoint, format, after);
+        filepatterns, partBytes, maxParts, linesPerCheckpoint, format, pauseAboveHeapShare, after);
+  }
+
+  /**
+   * Pauses a part for {@link #PAUSE} whenever the heap, after the latest garbage collection, is
+   * fuller than {@code share} of its maximum (looked at every {@link #LINES_PER_LOOK} lines; 0:
+   * never): the part gives way with a checkpoint ({@link LineRange.Tracker#YIELD}) and resumes
+   * after the pause, so the steps after the read catch up. For a runner that pushes what it reads
+   * to the next steps without bound (the DirectRunner: every bundle waits whole in memory until all
+   * its consumers have run). A part that cannot be checkpointed (a compressed file, JSON documents,
+   * CSV) never pauses.
+   */
+  public ReadNdjsonLines pausingAboveHeapShare(double share) {
+    if (share < 0 || share > 1) {
+      throw new IllegalArgumentException("a share of the heap is in [0, 1], not " + share);
+    }
+    return new ReadNdjsonLines(
+        filepatterns, partBytes, maxParts, linesPerCheckpoint, format, share, after);
   }
 
   /** Lets a runner checkpoint a part after {@code lines} lines (tests). */
   ReadNdjsonLines withLinesPerCheckpoint(long lines) {
-    return new ReadNdjsonLines(filepatterns, partBytes, maxParts, lines, format, after);
+    return new ReadNdjsonLines(
+        filepatterns, partBytes, maxParts, lines, format, pauseAboveHeapShare, after);
   }
 
   /** The same read as a {@link Replay}: a second read starts only once its views are ready. */
@@ -145,7 +179,13 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         begin.apply(
             name,
             new ReadNdjsonLines(
-                filepatterns, partBytes, maxParts, linesPerCheckpoint, format, List.copyOf(views)));
+                filepatterns,
+                partBytes,
+                maxParts,
+                linesPerCheckpoint,
+                format,
+                pauseAboveHeapShare,
+                List.copyOf(views)));
   }
 
   @Override
@@ -161,7 +201,9 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         .apply("ReadMatches", FileIO.readMatches())
         .apply(
             "ReadLines",
-            ParDo.of(new ReadLinesFn(partBytes, maxParts, linesPerCheckpoint, format)));
+            ParDo.of(
+                new ReadLinesFn(
+                    partBytes, maxParts, linesPerCheckpoint, format, pauseAboveHeapShare)));
   }
 
   /** Reads the lines of one part of a file, numbered as in the whole file. */
@@ -171,12 +213,20 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
     private final int maxParts;
     private final long linesPerCheckpoint;
     private final InputFormat format;
+    private final double pauseAboveHeapShare;
+    private final Counter pauses = Metrics.counter(ReadNdjsonLines.class, "read_pauses");
 
-    ReadLinesFn(long partBytes, int maxParts, long linesPerCheckpoint, InputFormat format) {
+    ReadLinesFn(
+        long partBytes,
+        int maxParts,
+        long linesPerCheckpoint,
+        InputFormat format,
+        double pauseAboveHeapShare) {
       this.partBytes = partBytes;
       this.maxParts = maxParts;
       this.linesPerCheckpoint = linesPerCheckpoint;
       this.format = format;
+      this.pauseAboveHeapShare = pauseAboveHeapShare;
     }
 
     /** A file of JSON documents or CSV rows, like a compressed file, is one part, never split. */
@@ -247,7 +297,7 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
     }
 
     @ProcessElement
-    public void process(
+    public ProcessContinuation process(
         @Element FileIO.ReadableFile file,
         RestrictionTracker<LineRange, Long> tracker,
         OutputReceiver<RawEvent> out) {
@@ -257,12 +307,13 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
           part.from() == 0 && part.to() == Long.MAX_VALUE ? formatOf(file) : InputFormat.NDJSON;
       if (fileFormat == InputFormat.JSON) {
         readDocuments(file, name, tracker, out);
-        return;
+        return ProcessContinuation.stop();
       }
       if (fileFormat == InputFormat.CSV) {
         readCsv(file, name, tracker, out);
-        return;
+        return ProcessContinuation.stop();
       }
+      boolean mayPause = pauseAboveHeapShare > 0 && part.to() != Long.MAX_VALUE;
       long n = part.firstLine();
       try (Utf8Lines lines = open(file, part.from())) {
         if (part.skipFirst()) {
@@ -271,17 +322,28 @@ public class ReadNdjsonLines extends PTransform<PBegin, PCollection<RawEvent>> {
         for (Utf8Lines.Line line = lines.next(); ; line = lines.next()) {
           if (line == null) {
             tracker.tryClaim(Long.MAX_VALUE); // the end of the file: the part is done
-            return;
+            return ProcessContinuation.stop();
           }
           if (!tracker.tryClaim(lines.lineStart())) {
-            return;
+            return ProcessContinuation.stop();
           }
           out.output(RawEvent.of(line.text(), "file", name, null, n, null, line.decodeError()));
           n++;
+          if (mayPause && (n - part.firstLine()) % LINES_PER_LOOK == 0 && heapFull()) {
+            if (!tracker.tryClaim(LineRange.Tracker.YIELD)) {
+              throw new IllegalStateException("a part of " + name + " could not pause");
+            }
+            pauses.inc();
+            return ProcessContinuation.resume().withResumeDelay(PAUSE);
+          }
         }
       } catch (IOException e) {
         throw cannotRead(file, n - 1, e);
       }
+    }
+
+    private boolean heapFull() {
+      return HeapAfterGc.share() > pauseAboveHeapShare;
     }
 
     /** Each JSON document of the file, numbered by the line it starts on. */

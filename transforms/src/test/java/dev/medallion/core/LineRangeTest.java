@@ -10,6 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricQueryResults;
+import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.MapElements;
@@ -64,6 +68,75 @@ class LineRangeTest {
     LineRange.Tracker compressed = new LineRange.Tracker(new LineRange(0, Long.MAX_VALUE, 1));
     assertThat(compressed.tryClaim(0L)).isTrue();
     assertThat(compressed.trySplit(0)).as("a compressed file cannot seek").isNull();
+  }
+
+  @Test
+  void aReaderMayGiveWayAfterAnyLineItClaimed() {
+    LineRange.Tracker t = new LineRange.Tracker(new LineRange(6, 40, 3));
+    assertThat(t.tryClaim(LineRange.Tracker.YIELD)).as("nothing claimed yet").isFalse();
+    assertThat(t.tryClaim(6L)).isTrue();
+    assertThat(t.trySplit(0)).as("fewer lines than a checkpoint's").isNull();
+    assertThat(t.tryClaim(LineRange.Tracker.YIELD)).isTrue();
+    var split = t.trySplit(0);
+    assertThat(split.getPrimary()).isEqualTo(new LineRange(6, 7, 3, false));
+    assertThat(split.getResidual()).isEqualTo(new LineRange(6, 40, 4, true));
+    assertThat(t.trySplit(0)).as("cut once").isNull();
+    t.checkDone(); // the reader stops after the line it claimed last
+
+    // The runner checkpointed first: giving way leaves that checkpoint as it is.
+    LineRange.Tracker checkpointed = new LineRange.Tracker(new LineRange(0, 40, 1), 2);
+    assertThat(checkpointed.tryClaim(0L)).isTrue();
+    assertThat(checkpointed.tryClaim(5L)).isTrue();
+    assertThat(checkpointed.trySplit(0).getResidual()).isEqualTo(new LineRange(5, 40, 3, true));
+    assertThat(checkpointed.tryClaim(LineRange.Tracker.YIELD)).isTrue();
+    assertThat(checkpointed.trySplit(0)).isNull();
+    checkpointed.checkDone();
+
+    LineRange.Tracker unfinished = new LineRange.Tracker(new LineRange(0, 40, 1));
+    assertThat(unfinished.tryClaim(0L)).isTrue();
+    assertThatThrownBy(unfinished::checkDone).hasMessageContaining("were not read");
+
+    LineRange.Tracker compressed = new LineRange.Tracker(new LineRange(0, Long.MAX_VALUE, 1));
+    assertThat(compressed.tryClaim(0L)).isTrue();
+    assertThat(compressed.tryClaim(LineRange.Tracker.YIELD)).isFalse();
+  }
+
+  @Test
+  void aPartThatPausesWhenTheHeapIsFullStillGivesEveryLineOnce(TestPipeline p) throws Exception {
+    // Any heap in use is "full" here: the part pauses after every 10,000 lines, twice in 25,003.
+    HeapAfterGc.share();
+    for (int i = 0; i < 100 && HeapAfterGc.share() == 0; i++) {
+      System.gc();
+      Thread.sleep(100);
+    }
+    assertThat(HeapAfterGc.share()).as("the heap after a collection").isGreaterThan(0);
+    Path file = dir.resolve("pausing.ndjson");
+    List<String> expected = new ArrayList<>();
+    StringBuilder text = new StringBuilder();
+    for (int i = 1; i <= 25_003; i++) {
+      text.append("line ").append(i).append('\n');
+      expected.add(i + ":line " + i);
+    }
+    Files.writeString(file, text.toString());
+    PAssert.that(
+            p.apply(ReadNdjsonLines.from(file.toString()).pausingAboveHeapShare(1e-12))
+                .apply(
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((RawEvent r) -> r.getSourceOffset() + ":" + r.getPayload())))
+        .containsInAnyOrder(expected);
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    MetricQueryResults pauses =
+        result
+            .metrics()
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.named(ReadNdjsonLines.class, "read_pauses"))
+                    .build());
+    assertThat(pauses.getCounters())
+        .singleElement()
+        .extracting(c -> c.getAttempted())
+        .isEqualTo(2L);
   }
 
   @Test
@@ -149,10 +222,11 @@ class LineRangeTest {
   void aLargeFileIsReadInFourPartsUnlessMoreAreAllowed() {
     long size = 415_234_982L; // the 2M-event benchmark file
     long defaultPart =
-        new ReadNdjsonLines.ReadLinesFn(32L << 20, ReadNdjsonLines.MAX_PARTS, 1, InputFormat.AUTO)
+        new ReadNdjsonLines.ReadLinesFn(
+                32L << 20, ReadNdjsonLines.MAX_PARTS, 1, InputFormat.AUTO, 0)
             .partBytes(size);
     long manyParts =
-        new ReadNdjsonLines.ReadLinesFn(32L << 20, 1024, 1, InputFormat.AUTO).partBytes(size);
+        new ReadNdjsonLines.ReadLinesFn(32L << 20, 1024, 1, InputFormat.AUTO, 0).partBytes(size);
     assertThat(defaultPart).isEqualTo(103_808_746L); // a quarter, rounded up
     assertThat(manyParts).isEqualTo(33_554_432L); // 32 MiB: 13 parts
     assertThatThrownBy(() -> ReadNdjsonLines.from("x").withMaxParts(2))
