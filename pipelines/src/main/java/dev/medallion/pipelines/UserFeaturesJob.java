@@ -315,12 +315,14 @@ public final class UserFeaturesJob {
                 .reading(
                     ReadNdjsonLines.fromFiles(newFiles)
                         .withMaxParts(o.getMaxReadParts())
+                        .pausingAboveHeapShare(o.getPauseReadAboveHeapPct() / 100.0)
                         .withFormat(InputFormat.of(o.getInputFormat()))
                         .replay(),
                     ReadTable.ofFiles(earlierBronze, UserEventBronze.class).replay())
                 .asOf(o.getAsOf())
                 .withChangesBy(o.getCdcKey())
-                .withMaxAheadOfIngest(Duration.standardDays(o.getMaxFutureDays())))
+                .withMaxAheadOfIngest(Duration.standardDays(o.getMaxFutureDays()))
+                .addingUpInState(!RunnerDefaults.isSpark(o)))
         .apply("WriteTables", WriteUserTables.to(lake, o));
   }
 }

@@ -12,14 +12,23 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.LocalDate;
 import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.state.CombiningState;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerSpec;
+import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.transforms.Combine;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
@@ -36,7 +45,9 @@ import org.joda.time.Instant;
  *
  * <p>Events are added up into {@link UserTotals} per bucket of users with a {@code Combine}, which
  * runners lift before the shuffle: what is shuffled and held is a few numbers per user, never the
- * events.
+ * events. A runner that keeps every partial sum of a {@code Combine} until its input ends (the
+ * DirectRunner: one per bucket and bundle, which adds up to about one per event) is given {@link
+ * #addingUpInState}: one sum per bucket, kept in state and added to as events come.
  */
 public class ComputeUserFeatures extends PTransform<PCollection<UserEvent>, PCollectionTuple> {
   public static final TupleTag<UserFeatures> FEATURES = new TupleTag<>() {};
@@ -45,21 +56,38 @@ public class ComputeUserFeatures extends PTransform<PCollection<UserEvent>, PCol
   public static final TupleTag<DeadLetter> DEAD_LETTERS = DeadLetter.TAG;
 
   private final PCollectionView<String> asOfDate;
+  private final boolean inState;
 
-  private ComputeUserFeatures(PCollectionView<String> asOfDate) {
+  private ComputeUserFeatures(PCollectionView<String> asOfDate, boolean inState) {
     this.asOfDate = asOfDate;
+    this.inState = inState;
   }
 
   public static ComputeUserFeatures asOf(PCollectionView<String> asOfDate) {
-    return new ComputeUserFeatures(asOfDate);
+    return new ComputeUserFeatures(asOfDate, false);
+  }
+
+  /**
+   * Adds up each bucket's events in state ({@link AddUpInState}) rather than with a {@code
+   * Combine}: the same rows, and what is held is one sum per bucket, however the runner bundles the
+   * events.
+   */
+  public ComputeUserFeatures addingUpInState() {
+    return new ComputeUserFeatures(asOfDate, true);
   }
 
   @Override
   public PCollectionTuple expand(PCollection<UserEvent> events) {
-    return events
-        .apply("OnOrBeforeSnapshot", ParDo.of(new OnOrBeforeFn(asOfDate)).withSideInputs(asOfDate))
-        .setCoder(KvCoder.of(VarIntCoder.of(), events.getCoder()))
-        .apply("TotalsPerUserBucket", Combine.perKey(new UserTotals.PerUser()))
+    PCollection<KV<Integer, UserEvent>> keyed =
+        events
+            .apply(
+                "OnOrBeforeSnapshot", ParDo.of(new OnOrBeforeFn(asOfDate)).withSideInputs(asOfDate))
+            .setCoder(KvCoder.of(VarIntCoder.of(), events.getCoder()));
+    PTransform<
+            PCollection<KV<Integer, UserEvent>>, PCollection<KV<Integer, Map<String, UserTotals>>>>
+        addUp = inState ? new AddUpInState() : Combine.perKey(new UserTotals.PerUser());
+    return keyed
+        .apply("TotalsPerUserBucket", addUp)
         .setCoder(KvCoder.of(VarIntCoder.of(), UserTotals.CODER))
         .apply(
             "ToFeatures",
@@ -71,6 +99,93 @@ public class ComputeUserFeatures extends PTransform<PCollection<UserEvent>, PCol
   private static final org.apache.beam.sdk.metrics.Counter ROWS =
       org.apache.beam.sdk.metrics.Metrics.counter(
           dev.medallion.core.Rejections.NAMESPACE, "gold_user_features_rows");
+
+  /**
+   * Each bucket's totals, added up within each bundle ({@link AddUpPerBundleFn}), then merged into
+   * combining state per bucket ({@link MergeInStateFn}), which is given out once the input ends:
+   * what waits for the end is one sum per bucket, however many bundles the events come in.
+   */
+  static final class AddUpInState
+      extends PTransform<
+          PCollection<KV<Integer, UserEvent>>, PCollection<KV<Integer, Map<String, UserTotals>>>> {
+    @Override
+    public PCollection<KV<Integer, Map<String, UserTotals>>> expand(
+        PCollection<KV<Integer, UserEvent>> events) {
+      return events
+          .apply("PerBundle", ParDo.of(new AddUpPerBundleFn()))
+          .setCoder(KvCoder.of(VarIntCoder.of(), UserTotals.CODER))
+          .apply("MergeInState", ParDo.of(new MergeInStateFn()));
+    }
+  }
+
+  /** The totals of each bucket (and window) of the bundle's events, given out as it finishes. */
+  static final class AddUpPerBundleFn
+      extends DoFn<KV<Integer, UserEvent>, KV<Integer, Map<String, UserTotals>>> {
+    private final UserTotals.PerUser perUser = new UserTotals.PerUser();
+    private transient Map<BoundedWindow, Map<Integer, Map<String, UserTotals>>> bundle;
+
+    @StartBundle
+    public void start() {
+      bundle = new HashMap<>();
+    }
+
+    @ProcessElement
+    public void process(@Element KV<Integer, UserEvent> event, BoundedWindow window) {
+      Map<String, UserTotals> bucket =
+          bundle
+              .computeIfAbsent(window, w -> new HashMap<>())
+              .computeIfAbsent(event.getKey(), k -> perUser.createAccumulator());
+      perUser.addInput(bucket, event.getValue());
+    }
+
+    @FinishBundle
+    public void finish(FinishBundleContext c) {
+      bundle.forEach(
+          (window, buckets) ->
+              buckets.forEach(
+                  (bucket, totals) ->
+                      c.output(KV.of(bucket, totals), window.maxTimestamp(), window)));
+      bundle = null;
+    }
+  }
+
+  /** Merges a bucket's per-bundle totals in state; gives them out when the window ends. */
+  static final class MergeInStateFn
+      extends DoFn<KV<Integer, Map<String, UserTotals>>, KV<Integer, Map<String, UserTotals>>> {
+    @StateId("totals")
+    private final StateSpec<
+            CombiningState<
+                Map<String, UserTotals>, Map<String, UserTotals>, Map<String, UserTotals>>>
+        totalsSpec = StateSpecs.combining(UserTotals.CODER, new UserTotals.Merged());
+
+    @TimerId("end")
+    private final TimerSpec endSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+    @ProcessElement
+    public void process(
+        @Element KV<Integer, Map<String, UserTotals>> part,
+        @StateId("totals")
+            CombiningState<
+                    Map<String, UserTotals>, Map<String, UserTotals>, Map<String, UserTotals>>
+                totals,
+        @TimerId("end") Timer end,
+        BoundedWindow window) {
+      totals.add(part.getValue());
+      end.set(window.maxTimestamp());
+    }
+
+    @OnTimer("end")
+    public void giveOut(
+        @Key Integer bucket,
+        @StateId("totals")
+            CombiningState<
+                    Map<String, UserTotals>, Map<String, UserTotals>, Map<String, UserTotals>>
+                totals,
+        OutputReceiver<KV<Integer, Map<String, UserTotals>>> out) {
+      out.output(KV.of(bucket, totals.read()));
+      totals.clear();
+    }
+  }
 
   /** The events on or before the snapshot date, keyed by their user's bucket. */
   static class OnOrBeforeFn extends DoFn<UserEvent, KV<Integer, UserEvent>> {

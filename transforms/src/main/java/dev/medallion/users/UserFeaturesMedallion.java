@@ -48,6 +48,7 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
   private final transient Replay<UserEventBronze> earlierBronze;
   private final FieldMapping mapping;
   private final String cdcKey;
+  private final boolean totalsInState;
 
   private UserFeaturesMedallion(
       Instant ingestTs,
@@ -56,7 +57,8 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
       Replay<RawEvent> newLines,
       Replay<UserEventBronze> earlierBronze,
       FieldMapping mapping,
-      String cdcKey) {
+      String cdcKey,
+      boolean totalsInState) {
     this.ingestTs = ingestTs;
     this.asOf = asOf;
     this.maxAheadOfIngest = maxAheadOfIngest;
@@ -64,6 +66,7 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
     this.earlierBronze = earlierBronze;
     this.mapping = mapping;
     this.cdcKey = cdcKey;
+    this.totalsInState = totalsInState;
   }
 
   /** New lines are stamped as ingested at {@code ingestTs}. */
@@ -75,31 +78,33 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
         nothing(),
         nothing(),
         FieldMapping.NONE,
-        "");
+        "",
+        false);
   }
 
   /** This run's new lines, and the Bronze rows earlier runs committed. */
   public UserFeaturesMedallion reading(
       Replay<RawEvent> newLines, Replay<UserEventBronze> earlierBronze) {
     return new UserFeaturesMedallion(
-        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping, cdcKey);
+        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping, cdcKey, totalsInState);
   }
 
   /** The snapshot date {@code YYYY-MM-DD}; empty: the latest event date in Silver. */
   public UserFeaturesMedallion asOf(String date) {
     return new UserFeaturesMedallion(
-        ingestTs, date, maxAheadOfIngest, newLines, earlierBronze, mapping, cdcKey);
+        ingestTs, date, maxAheadOfIngest, newLines, earlierBronze, mapping, cdcKey, totalsInState);
   }
 
   /** See {@link CleanUserEvents#withMaxAheadOfIngest}. */
   public UserFeaturesMedallion withMaxAheadOfIngest(Duration max) {
-    return new UserFeaturesMedallion(ingestTs, asOf, max, newLines, earlierBronze, mapping, cdcKey);
+    return new UserFeaturesMedallion(
+        ingestTs, asOf, max, newLines, earlierBronze, mapping, cdcKey, totalsInState);
   }
 
   /** See {@link IngestUserEvents#withMapping}: the new lines' fields, on both reads. */
   public UserFeaturesMedallion withMapping(FieldMapping mapping) {
     return new UserFeaturesMedallion(
-        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping, cdcKey);
+        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping, cdcKey, totalsInState);
   }
 
   /**
@@ -108,7 +113,17 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
    */
   public UserFeaturesMedallion withChangesBy(String key) {
     return new UserFeaturesMedallion(
-        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping, key);
+        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping, key, totalsInState);
+  }
+
+  /**
+   * Gold adds up each bucket of users in state ({@link ComputeUserFeatures#addingUpInState}), for a
+   * runner that holds every partial sum of a {@code Combine} until the input ends (the
+   * DirectRunner).
+   */
+  public UserFeaturesMedallion addingUpInState(boolean inState) {
+    return new UserFeaturesMedallion(
+        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping, cdcKey, inState);
   }
 
   @Override
@@ -154,7 +169,9 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
     }
     PCollectionTuple kept = allBronzeAgain.apply("Silver", silver.keep(repeated));
     PCollection<UserEvent> events = kept.get(CleanUserEvents.EVENTS);
-    PCollectionTuple gold = events.apply("Gold", ComputeUserFeatures.asOf(asOfDate));
+    ComputeUserFeatures features = ComputeUserFeatures.asOf(asOfDate);
+    PCollectionTuple gold =
+        events.apply("Gold", totalsInState ? features.addingUpInState() : features);
     PCollection<DeadLetter> deadLetters =
         PCollectionList.of(bronze.get(IngestUserEvents.DEAD_LETTERS))
             .and(replaced.getAll())

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.coders.AtomicCoder;
 import org.apache.beam.sdk.coders.Coder;
@@ -105,6 +106,34 @@ final class UserTotals {
     public Coder<Map<String, UserTotals>> getDefaultOutputCoder(
         org.apache.beam.sdk.coders.CoderRegistry registry, Coder<UserEvent> input) {
       return CODER;
+    }
+  }
+
+  /** Totals of parts of the users' events merged into the totals of all of them. */
+  static final class Merged
+      extends Combine.CombineFn<
+          Map<String, UserTotals>, Map<String, UserTotals>, Map<String, UserTotals>> {
+    private final PerUser perUser = new PerUser();
+
+    @Override
+    public Map<String, UserTotals> createAccumulator() {
+      return perUser.createAccumulator();
+    }
+
+    @Override
+    public Map<String, UserTotals> addInput(
+        Map<String, UserTotals> acc, Map<String, UserTotals> part) {
+      return perUser.mergeAccumulators(List.of(acc, part));
+    }
+
+    @Override
+    public Map<String, UserTotals> mergeAccumulators(Iterable<Map<String, UserTotals>> accs) {
+      return perUser.mergeAccumulators(accs);
+    }
+
+    @Override
+    public Map<String, UserTotals> extractOutput(Map<String, UserTotals> acc) {
+      return acc;
     }
   }
 
