@@ -230,7 +230,11 @@ if [[ $iot -gt 0 ]]; then
       $timer "$job" "${cmd[@]}" run --input="$input" --devices="$data/iot-$iot-devices.csv" \
         --lakehouse="$out" "${runner[@]}"
       gold=first
-      if [[ ! -d $out/gold ]]; then
+      read -r _ _ _ code < "$work/last"
+      if [[ $code != 0 ]]; then
+        gold=failed # a run that did not finish is no reference for the others
+        rm -rf "$out"
+      elif [[ ! -d $out/gold ]]; then
         gold=none
       elif [[ -n $first ]]; then
         a=$(sql bench/iot-gold-equal.sql a="$first" b="$out" 2>/dev/null || true)
