@@ -10,11 +10,11 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
- * A row of {@code gold/site_minute}: every device of one site in one 1-minute window, computed from
- * the same Silver events as {@link DeviceMinute} (not by summing device rows, so a late pane of one
- * device never counts twice). {@code device_count} counts devices with a reading or a heartbeat.
- * The sensor catalog's aggregates follow {@code reading_count}, as in {@link DeviceMinute} ({@link
- * GoldColumns#siteMinute}).
+ * A row of {@code gold/site_minute}: every device of one site in one 1-minute window, the sum of
+ * its devices' aggregates ({@link MinuteStats#merge}), each device's taken from its latest pane
+ * only, so a late pane of one device replaces its earlier one and never counts twice. {@code
+ * device_count} counts devices with a reading or a heartbeat. The sensor catalog's aggregates
+ * follow {@code reading_count}, as in {@link DeviceMinute} ({@link GoldColumns#siteMinute}).
  */
 @AutoValue
 @DefaultSchema(AutoValueSchema.class)

@@ -5,13 +5,22 @@ import dev.medallion.core.Failsafe;
 import dev.medallion.core.InvalidRecordException;
 import dev.medallion.core.Rejections;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.DoFn.MultiOutputReceiver;
 import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
@@ -43,8 +52,9 @@ import org.joda.time.Instant;
  * Gold: 1-minute fixed event-time windows (aligned on the minute; an event at 10:16:00.000 is in
  * the 10:16 window) over Silver readings and heartbeats, joined per device with {@link
  * CoGroupByKey} as a full outer join ({@link #DEVICE_MINUTE}) and rolled up per site ({@link
- * #SITE_MINUTE}), both with the sensor catalog's aggregates as columns ({@link GoldColumns}); per
- * device and sensor type of the catalog ({@link #SENSOR_MINUTE}).
+ * #SITE_MINUTE}) from the devices' aggregates (only the device join holds records), both with the
+ * sensor catalog's aggregates as columns ({@link GoldColumns}); per device and sensor type of the
+ * catalog ({@link #SENSOR_MINUTE}).
  *
  * <p>The window fires when the watermark passes its end, then for late records within the allowed
  * lateness once more {@link #LATE_FIRING_DELAY} (processing time) after the first of them; panes
@@ -156,15 +166,15 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
             .apply(
                 "ToDeviceMinute",
                 ParDo.of(new DeviceMinuteFn(catalog))
-                    .withOutputTags(DEVICE_MINUTE, TupleTagList.of(TOO_LATE).and(SENSOR_MINUTE)));
+                    .withOutputTags(
+                        DEVICE_MINUTE,
+                        TupleTagList.of(TOO_LATE).and(SENSOR_MINUTE).and(SITE_PARTS)));
     deviceMinute.get(DEVICE_MINUTE).setRowSchema(GoldColumns.deviceMinute(catalog));
     PCollectionTuple siteMinute =
-        joinBy(
-                "Site",
-                windowedReadings,
-                windowedHeartbeats,
-                SensorReading::getSite,
-                Heartbeat::getSite)
+        deviceMinute
+            .get(SITE_PARTS)
+            .setCoder(SITE_PARTS_CODER)
+            .apply("GroupDevicesPerSite", GroupByKey.create())
             .apply(
                 "ToSiteMinute",
                 ParDo.of(new SiteMinuteFn(catalog))
@@ -187,6 +197,15 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   private static final TupleTag<Heartbeat> ONTIME_HEARTBEATS = new TupleTag<>() {};
   static final TupleTag<SensorReading> READINGS_SIDE = new TupleTag<>() {};
   static final TupleTag<Heartbeat> HEARTBEATS_SIDE = new TupleTag<>() {};
+
+  /**
+   * Per site, a device's aggregates of a window with the index of the device's pane: panes
+   * accumulate, so of one device's parts the one of the highest pane holds all the others do.
+   */
+  static final TupleTag<KV<String, KV<Long, MinuteStats>>> SITE_PARTS = new TupleTag<>() {};
+
+  private static final Coder<KV<String, KV<Long, MinuteStats>>> SITE_PARTS_CODER =
+      KvCoder.of(StringUtf8Coder.of(), KvCoder.of(VarLongCoder.of(), MinuteStats.CODER));
 
   private <T> Window<T> minuteWindows() {
     return Window.<T>into(FixedWindows.of(WINDOW))
@@ -346,9 +365,10 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         MultiOutputReceiver out) {
       DeviceMinute row;
       Row wide;
+      MinuteStats stats;
       Map<String, MinuteStats.TypeStats> types;
       try {
-        MinuteStats stats =
+        stats =
             MinuteStats.of(
                 e.getValue().getAll(READINGS_SIDE), e.getValue().getAll(HEARTBEATS_SIDE));
         row = row(e, (IntervalWindow) w, pane, stats);
@@ -360,10 +380,11 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
       }
       DEVICE_ROWS.inc();
       out.get(DEVICE_MINUTE).output(wide);
+      out.get(SITE_PARTS).output(KV.of(row.getSite(), KV.of(pane.getIndex(), stats)));
       types.forEach(
-          (type, stats) -> {
+          (type, typeStats) -> {
             SENSOR_ROWS.inc();
-            out.get(SENSOR_MINUTE).output(SensorMinute.of(row, type, stats));
+            out.get(SENSOR_MINUTE).output(SensorMinute.of(row, type, typeStats));
           });
     }
 
@@ -395,7 +416,12 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     }
   }
 
-  static class SiteMinuteFn extends DoFn<KV<String, CoGbkResult>, Row> {
+  /**
+   * A site's row from its devices' aggregates ({@link #SITE_PARTS}): of each device the part of its
+   * latest pane, merged ({@link MinuteStats#merge}), so a device's late pane replaces its earlier
+   * one instead of counting twice.
+   */
+  static class SiteMinuteFn extends DoFn<KV<String, Iterable<KV<Long, MinuteStats>>>, Row> {
     private final GoldColumns.Widen<SiteMinute> widen;
 
     SiteMinuteFn(SensorCatalog catalog) {
@@ -404,16 +430,14 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
 
     @ProcessElement
     public void process(
-        @Element KV<String, CoGbkResult> e,
+        @Element KV<String, Iterable<KV<Long, MinuteStats>>> e,
         BoundedWindow w,
         PaneInfo pane,
         MultiOutputReceiver out) {
-      IntervalWindow window = (IntervalWindow) w;
       Row row;
       try {
-        MinuteStats stats =
-            MinuteStats.of(
-                e.getValue().getAll(READINGS_SIDE), e.getValue().getAll(HEARTBEATS_SIDE));
+        IntervalWindow window = (IntervalWindow) w;
+        MinuteStats stats = MinuteStats.merge(latestPerDevice(e.getValue()));
         SiteMinute site =
             SiteMinute.of(
                 e.getKey(),
@@ -425,11 +449,50 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
                 Instant.now());
         row = widen.apply(site, stats.byType());
       } catch (RuntimeException thrown) {
-        quarantineGroup(e.getValue(), thrown, out);
+        quarantineSite(e, w, thrown, out);
         return;
       }
       SITE_ROWS.inc();
       out.get(SITE_MINUTE).output(row);
+    }
+
+    /** Each device's part of its highest pane, by device id. */
+    static Collection<MinuteStats> latestPerDevice(Iterable<KV<Long, MinuteStats>> parts) {
+      Map<String, KV<Long, MinuteStats>> latest = new TreeMap<>();
+      for (KV<Long, MinuteStats> part : parts) {
+        for (String device : part.getValue().getDevices()) {
+          latest.merge(device, part, (a, b) -> a.getKey() >= b.getKey() ? a : b);
+        }
+      }
+      return latest.values().stream().map(KV::getValue).toList();
+    }
+
+    /**
+     * The site's records are in its devices' rows already; a site row that cannot be computed
+     * becomes one Gold dead letter ({@code unexpected_error}) naming the site, window and devices.
+     */
+    private static void quarantineSite(
+        KV<String, Iterable<KV<Long, MinuteStats>>> e,
+        BoundedWindow w,
+        RuntimeException thrown,
+        MultiOutputReceiver out) {
+      InvalidRecordException x = Failsafe.rejection(thrown);
+      Set<String> devices = new TreeSet<>();
+      for (KV<Long, MinuteStats> part : e.getValue()) {
+        devices.addAll(part.getValue().getDevices());
+      }
+      Rejections.count(DeadLetter.GOLD, x.getReason());
+      out.get(TOO_LATE)
+          .output(
+              DeadLetter.of(
+                  DeadLetter.GOLD,
+                  x.getReason(),
+                  x.getMessage(),
+                  "site_minute of " + e.getKey() + " in " + w + " from devices " + devices,
+                  "gold",
+                  "site_minute",
+                  null,
+                  Instant.now()));
     }
   }
 }

@@ -7,8 +7,10 @@ import dev.medallion.testing.BeamPipelineExtension;
 import dev.medallion.testing.Events;
 import java.util.List;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.IterableCoder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Create;
@@ -24,7 +26,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A device-minute row that cannot be computed (here: a group that reaches the row step outside a
- * minute window, a wiring bug) sends the group's records to the quarantine instead of failing.
+ * minute window, a wiring bug) sends the group's records to the quarantine instead of failing; a
+ * site-minute row, whose records are in its devices' rows, one dead letter for the site.
  */
 @ExtendWith(BeamPipelineExtension.class)
 class GoldFailsafeTest {
@@ -71,6 +74,51 @@ class GoldFailsafeTest {
               assertThat(letters)
                   .extracting(DeadLetter::getOriginalPayload)
                   .containsExactlyInAnyOrder(readingPayload, heartbeatPayload);
+              return null;
+            });
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void aSiteWhoseRowThrowsBecomesOneGoldDeadLetterNamingItsDevices(TestPipeline p) {
+    MinuteStats dev1 =
+        MinuteStats.of(
+            List.of(Events.reading("dev-0001", "temperature", 21.5, "2026-11-29T10:15:10Z", null)),
+            List.of());
+    MinuteStats dev2 =
+        MinuteStats.of(
+            List.of(),
+            List.of(Events.heartbeat("dev-0002", 80, -60, "ok", "2026-11-29T10:15:30Z", null)));
+    Coder<KV<String, Iterable<KV<Long, MinuteStats>>>> coder =
+        KvCoder.of(
+            StringUtf8Coder.of(),
+            IterableCoder.of(KvCoder.of(VarLongCoder.of(), MinuteStats.CODER)));
+
+    PCollectionTuple out =
+        p.apply(
+                Create.of(
+                        KV.<String, Iterable<KV<Long, MinuteStats>>>of(
+                            "berlin", List.of(KV.of(0L, dev1), KV.of(0L, dev2))))
+                    .withCoder(coder))
+            .apply(
+                ParDo.of(new WindowedDeviceStats.SiteMinuteFn(SensorCatalog.DEFAULT))
+                    .withOutputTags(
+                        WindowedDeviceStats.SITE_MINUTE, TupleTagList.of(DeadLetter.TAG)));
+    out.get(WindowedDeviceStats.SITE_MINUTE)
+        .setRowSchema(GoldColumns.siteMinute(SensorCatalog.DEFAULT));
+
+    PAssert.that(out.get(WindowedDeviceStats.SITE_MINUTE)).empty();
+    PAssert.that(out.get(DeadLetter.TAG))
+        .satisfies(
+            letters -> {
+              assertThat(letters).hasSize(1);
+              DeadLetter d = letters.iterator().next();
+              assertThat(d.getStage()).isEqualTo("gold");
+              assertThat(d.getReason()).isEqualTo("unexpected_error");
+              assertThat(d.getDetail()).contains("ClassCastException", "\tat ");
+              assertThat(d.getOriginalPayload())
+                  .startsWith("site_minute of berlin in ")
+                  .endsWith("from devices [dev-0001, dev-0002]");
               return null;
             });
     p.run().waitUntilFinish();
