@@ -174,7 +174,10 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         deviceMinute
             .get(SITE_PARTS)
             .setCoder(SITE_PARTS_CODER)
-            .apply("GroupDevicesPerSite", GroupByKey.create())
+            .apply("GroupDevicesPerSitePart", GroupByKey.create())
+            .apply("MergeSitePart", ParDo.of(new MergeSitePartFn()))
+            .setCoder(SITE_PARTS_CODER)
+            .apply("GroupPartsPerSite", GroupByKey.create())
             .apply(
                 "ToSiteMinute",
                 ParDo.of(new SiteMinuteFn(catalog))
@@ -199,10 +202,28 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   static final TupleTag<Heartbeat> HEARTBEATS_SIDE = new TupleTag<>() {};
 
   /**
-   * Per site, a device's aggregates of a window with the index of the device's pane: panes
-   * accumulate, so of one device's parts the one of the highest pane holds all the others do.
+   * A device's aggregates of a window with the index of the device's pane, keyed by its site part
+   * ({@link #sitePart}): panes accumulate, so of one device's parts the one of the highest pane
+   * holds all the others do.
    */
   static final TupleTag<KV<String, KV<Long, MinuteStats>>> SITE_PARTS = new TupleTag<>() {};
+
+  /**
+   * A site's devices are added up in this many parts first, then the parts per site. A grouping
+   * step of the DirectRunner copies a key's values for every bundle that reaches it, and the device
+   * step hands on each device's row in a bundle of its own: with the site as the only key, a site
+   * of 250 devices copied 250 × 250 / 2 device aggregates per window.
+   */
+  static final int SITE_PARTS_PER_SITE = 16;
+
+  /** The key of a device's site part: {@code <site>#<0..15>}, from its device id. */
+  static String sitePart(String site, String deviceId) {
+    return site + "#" + partOf(deviceId);
+  }
+
+  private static int partOf(String deviceId) {
+    return Math.floorMod(deviceId.hashCode(), SITE_PARTS_PER_SITE);
+  }
 
   private static final Coder<KV<String, KV<Long, MinuteStats>>> SITE_PARTS_CODER =
       KvCoder.of(StringUtf8Coder.of(), KvCoder.of(VarLongCoder.of(), MinuteStats.CODER));
@@ -380,7 +401,8 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
       }
       DEVICE_ROWS.inc();
       out.get(DEVICE_MINUTE).output(wide);
-      out.get(SITE_PARTS).output(KV.of(row.getSite(), KV.of(pane.getIndex(), stats)));
+      out.get(SITE_PARTS)
+          .output(KV.of(sitePart(row.getSite(), row.getDeviceId()), KV.of(pane.getIndex(), stats)));
       types.forEach(
           (type, typeStats) -> {
             SENSOR_ROWS.inc();
@@ -417,9 +439,40 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   }
 
   /**
-   * A site's row from its devices' aggregates ({@link #SITE_PARTS}): of each device the part of its
-   * latest pane, merged ({@link MinuteStats#merge}), so a device's late pane replaces its earlier
-   * one instead of counting twice.
+   * Of each group's parts (all the parts of one group come from one grouping key, whose panes
+   * accumulate), the part of the highest pane. A part's group is that of any of its devices.
+   */
+  static Collection<MinuteStats> latest(
+      Iterable<KV<Long, MinuteStats>> parts, SerializableFunction<String, String> groupOfDevice) {
+    Map<String, KV<Long, MinuteStats>> latest = new TreeMap<>();
+    for (KV<Long, MinuteStats> part : parts) {
+      String group = groupOfDevice.apply(part.getValue().getDevices().iterator().next());
+      latest.merge(group, part, (a, b) -> a.getKey() >= b.getKey() ? a : b);
+    }
+    return latest.values().stream().map(KV::getValue).toList();
+  }
+
+  /**
+   * A site part's devices added up, each device's part of its latest pane: keyed by the site, with
+   * the index of the part's pane.
+   */
+  static class MergeSitePartFn
+      extends DoFn<KV<String, Iterable<KV<Long, MinuteStats>>>, KV<String, KV<Long, MinuteStats>>> {
+    @ProcessElement
+    public void process(
+        @Element KV<String, Iterable<KV<Long, MinuteStats>>> e,
+        PaneInfo pane,
+        OutputReceiver<KV<String, KV<Long, MinuteStats>>> out) {
+      String site = e.getKey().substring(0, e.getKey().lastIndexOf('#'));
+      MinuteStats merged = MinuteStats.merge(latest(e.getValue(), device -> device));
+      out.output(KV.of(site, KV.of(pane.getIndex(), merged)));
+    }
+  }
+
+  /**
+   * A site's row from its parts' aggregates ({@link MergeSitePartFn}), of each part those of its
+   * latest pane, merged ({@link MinuteStats#merge}): a device's late pane reaches the site in a
+   * late pane of its part, which replaces the part's earlier one, so nothing counts twice.
    */
   static class SiteMinuteFn extends DoFn<KV<String, Iterable<KV<Long, MinuteStats>>>, Row> {
     private final GoldColumns.Widen<SiteMinute> widen;
@@ -437,7 +490,8 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
       Row row;
       try {
         IntervalWindow window = (IntervalWindow) w;
-        MinuteStats stats = MinuteStats.merge(latestPerDevice(e.getValue()));
+        MinuteStats stats =
+            MinuteStats.merge(latest(e.getValue(), device -> String.valueOf(partOf(device))));
         SiteMinute site =
             SiteMinute.of(
                 e.getKey(),
@@ -454,17 +508,6 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
       }
       SITE_ROWS.inc();
       out.get(SITE_MINUTE).output(row);
-    }
-
-    /** Each device's part of its highest pane, by device id. */
-    static Collection<MinuteStats> latestPerDevice(Iterable<KV<Long, MinuteStats>> parts) {
-      Map<String, KV<Long, MinuteStats>> latest = new TreeMap<>();
-      for (KV<Long, MinuteStats> part : parts) {
-        for (String device : part.getValue().getDevices()) {
-          latest.merge(device, part, (a, b) -> a.getKey() >= b.getKey() ? a : b);
-        }
-      }
-      return latest.values().stream().map(KV::getValue).toList();
     }
 
     /**

@@ -170,7 +170,15 @@ class WindowedDeviceStatsTest {
                         "temperature",
                         20.0,
                         "2026-11-29T10:15:10Z",
-                        "2026-11-29T10:15:10Z")))
+                        "2026-11-29T10:15:10Z")),
+                // another device of the site, in another of the site's parts
+                stamped(
+                    reading(
+                        "dev-0002",
+                        "temperature",
+                        30.0,
+                        "2026-11-29T10:15:20Z",
+                        "2026-11-29T10:15:20Z")))
             .advanceWatermarkTo(at("2026-11-29T10:17:30Z"))
             // 1m30s after the window closed, within the 2 minutes allowed
             .addElements(
@@ -189,17 +197,20 @@ class WindowedDeviceStatsTest {
     PAssert.that(rows)
         .inOnTimePane(W1015)
         .containsInAnyOrder(
-            "dev-0001|ON_TIME|0|1|20.0|20.0|20.0|null|null|0|null|null|null" + window);
+            "dev-0001|ON_TIME|0|1|20.0|20.0|20.0|null|null|0|null|null|null" + window,
+            "dev-0002|ON_TIME|0|1|30.0|30.0|30.0|null|null|0|null|null|null" + window);
     PAssert.that(rows)
         .inWindow(W1015)
         .containsInAnyOrder(
             "dev-0001|ON_TIME|0|1|20.0|20.0|20.0|null|null|0|null|null|null" + window,
+            "dev-0002|ON_TIME|0|1|30.0|30.0|30.0|null|null|0|null|null|null" + window,
             "dev-0001|LATE|1|2|23.0|20.0|26.0|null|null|0|null|null|null" + window);
-    // The site's late pane has the device's late pane instead of its on-time one: 2 readings,
-    // not 1 + 2.
+    // The site's late pane has dev-0001's late pane instead of its on-time one, and dev-0002's
+    // on-time one: 3 readings (20, 26, 30), not 1 + 2 + 1.
     PAssert.that(describedSites(out))
         .inWindow(W1015)
-        .containsInAnyOrder("berlin|ON_TIME|0|1|1|20.0", "berlin|LATE|1|1|2|23.0");
+        .containsInAnyOrder(
+            "berlin|ON_TIME|0|2|2|25.0", "berlin|LATE|1|2|3|" + (20.0 + 26.0 + 30.0) / 3);
     PAssert.that(out.get(WindowedDeviceStats.TOO_LATE)).empty();
     p.run();
   }
