@@ -5,6 +5,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.Set;
@@ -159,7 +160,7 @@ public final class MinuteStats {
 
   /** The devices with a reading or a heartbeat here. */
   public Set<String> getDevices() {
-    return java.util.Collections.unmodifiableSet(devices);
+    return Collections.unmodifiableSet(devices);
   }
 
   /** Count, sum, min and max of a series; null aggregates when empty. */

@@ -45,6 +45,7 @@ import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -249,7 +250,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   }
 
   /**
-   * The Failsafe of a windowed row: when a group's row cannot be computed, each of its records
+   * The Failsafe of a device row: when a device group's row cannot be computed, each of its records
    * becomes a Gold dead letter ({@code unexpected_error} with the stack trace) instead of failing
    * the bundle.
    */
@@ -276,7 +277,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
       String payload,
       String source,
       String sourceName,
-      Instant eventTs,
+      @Nullable Instant eventTs,
       Instant now) {
     return DeadLetter.of(
         DeadLetter.GOLD, e.getReason(), e.getMessage(), payload, source, sourceName, eventTs, now);
@@ -525,17 +526,8 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         devices.addAll(part.getValue().getDevices());
       }
       Rejections.count(DeadLetter.GOLD, x.getReason());
-      out.get(TOO_LATE)
-          .output(
-              DeadLetter.of(
-                  DeadLetter.GOLD,
-                  x.getReason(),
-                  x.getMessage(),
-                  "site_minute of " + e.getKey() + " in " + w + " from devices " + devices,
-                  "gold",
-                  "site_minute",
-                  null,
-                  Instant.now()));
+      String payload = "site_minute of " + e.getKey() + " in " + w + " from devices " + devices;
+      out.get(TOO_LATE).output(failed(x, payload, "gold", "site_minute", null, Instant.now()));
     }
   }
 }
