@@ -3,7 +3,7 @@
 # process (the four-terminal run), against the broker of the repository.
 #
 #   bench/streaming.sh [--events=100000] [--devices=500] [--minutes=3] [--runners=direct,spark]
-#                      [--phases=backlog,live] [--heap=2g] [--no-build]
+#                      [--phases=backlog,live,generator] [--heap=2g] [--no-build]
 #
 # backlog: the generator first writes --events readings and heartbeats to iot-raw at full speed;
 #   then the three stages start together and each reads the topic the stage before it fills.
@@ -19,6 +19,10 @@
 #   (p50, p99, max, from the tables); the bound the performance issue sets is the window (60 s) +
 #   the allowed lateness (120 s) + 5 s. The DirectRunner's stages end when idle for 20 s; on Spark
 #   (streaming jobs) each is stopped with SIGTERM, one after the other, 20 s apart.
+# generator (DirectRunner): `run` with its built-in generator at full speed, all in one process:
+#   about --events lines of --devices devices (16 lines per device and minute of event time), as
+#   fast as the pipeline takes them. Its rate: the lines read / (the last Gold row written - the
+#   first Bronze row ingested), from the tables; wall, CPU and peak RSS of the process.
 # Every figure is appended to bench/results/streaming.csv and the README's streaming table is
 # redrawn from the newest figures there of each phase, runner and stage.
 set -euo pipefail
@@ -28,7 +32,7 @@ events=100000
 devices=500
 minutes=3
 runners=direct,spark
-phases=backlog,live
+phases=backlog,live,generator
 heap=2g
 build=1
 for arg in "$@"; do
@@ -239,6 +243,30 @@ SQL
 }
 if [[ ,$phases, == *,live,* && ,$runners, == *,direct,* ]]; then live direct; fi
 if [[ ,$phases, == *,live,* && ,$runners, == *,spark,* ]]; then live spark; fi
+
+if [[ ,$phases, == *,generator,* && ,$runners, == *,direct,* ]]; then
+  gen_minutes=$(((events + devices * 16 - 1) / (devices * 16)))
+  echo "generator: $devices devices for $gen_minutes minutes of event time, at full speed, all in one run" >&2
+  gen_lake=$work/lake-generator
+  code=0
+  /usr/bin/time -f "%e %U %S %M" -o "$work/generator.time" "${m[@]}" run --lakehouse="$gen_lake" \
+    --generatorDevices="$devices" --durationMinutes="$gen_minutes" --speedup=1000000000 \
+    --malformedRate=0.01 --duplicateRate=0.02 --lateRate=0.02 --outOfRangeRate=0.01 \
+    > "$work/generator.out" 2> "$work/generator.err" || code=$?
+  if [[ $code != 0 ]]; then
+    echo "bench/streaming.sh: the generator run failed (exit $code):" >&2
+    tail -n 5 "$work/generator.out" "$work/generator.err" >&2
+    exit 1
+  fi
+  n=$(sed -n 's/^bronze : \([0-9]*\) lines read.*/\1/p' "$work/generator.out")
+  span=$(sql /dev/stdin lake="$gen_lake" <<'SQL'
+SELECT round((epoch_ms((SELECT max(written_at) FROM read_parquet('${lake}/gold/device_minute/**/*.parquet')))
+      - epoch_ms((SELECT min(ingest_ts) FROM read_parquet('${lake}/bronze/iot_events/**/*.parquet')))) / 1000.0, 1);
+SQL
+)
+  read -r wall cpu rss < <(measured generator)
+  row generator direct all-in-one "$n" "$span" "$(per_s "$n" "$span")" "$wall" "$cpu" "$rss" "" "" ""
+fi
 
 # The README's streaming table, from this run's rows.
 table=$work/table.md

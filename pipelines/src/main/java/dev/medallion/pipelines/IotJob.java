@@ -39,6 +39,7 @@ import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.io.Read;
 import org.apache.beam.sdk.options.StreamingOptions;
 import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.WithTimestamps;
 import org.apache.beam.sdk.values.PBegin;
@@ -839,12 +840,20 @@ public final class IotJob {
             "cannot list --input " + o.getInput() + ": " + e.getMessage());
       }
     }
-    return PBegin.in(p)
-        .apply(
-            "Generator",
-            Read.from(
-                new GeneratorSource(generatorConfig(o), o.getSpeedup())
-                    .withEndWatermark(StreamEnd.watermark(RunnerDefaults.isSpark(o)))));
+    GeneratorSource generator =
+        new GeneratorSource(generatorConfig(o), o.getSpeedup())
+            .withEndWatermark(StreamEnd.watermark(RunnerDefaults.isSpark(o)));
+    // On the DirectRunner, read in batches of the lines that are due, as Kafka is read: the runner
+    // takes at most ten records of an unbounded reader per bundle, and re-creates the reader from
+    // its checkpoint every twenty bundles or so (the generator's reader gets there by generating
+    // every line before its position again). Read plainly, 500 devices at full speed had given
+    // 40,000 lines after 600 s; in batches, 96,700 lines took 81 s in all (2026-12-04). Spark
+    // reads the source for a share of each micro-batch, and keeps the plain read.
+    PTransform<PBegin, PCollection<RawEvent>> read =
+        RunnerDefaults.isSpark(o)
+            ? Read.from(generator)
+            : ReadInBatches.of(generator, KafkaReads.BATCH);
+    return PBegin.in(p).apply("Generator", read);
   }
 
   public static GeneratorConfig generatorConfig(IotOptions o) {
