@@ -3,6 +3,9 @@ package dev.medallion.core;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Serializable;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.transforms.splittabledofn.RestrictionTracker;
@@ -26,18 +29,31 @@ record LineRange(long from, long to, long firstLine, boolean skipFirst) implemen
 
   /**
    * The file cut into parts of at least {@code partBytes} bytes, each starting at a line start: one
-   * pass over the bytes, counting line ends (no decoding, no line held in memory).
+   * pass over the bytes, counting line ends (no decoding, no line held in memory). Eight bytes at a
+   * time where none of them ends a line, which is most of them: this pass runs before any part is
+   * read, on one core, and byte by byte it took 1.7 s of the users job's time for 415 MB.
    */
   static List<LineRange> split(InputStream in, long size, long partBytes) throws IOException {
     List<LineRange> parts = new ArrayList<>();
-    byte[] buffer = new byte[64 * 1024];
+    byte[] buffer = new byte[1 << 20];
     long from = 0;
     long firstLine = 1;
     long line = 1; // the number of the line that starts at the current offset, if one does
     long offset = 0;
     int previous = -1; // the byte before the current offset
     for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-      for (int i = 0; i < n; i++, offset++) {
+      int i = 0;
+      while (i < n) {
+        if (i + Long.BYTES <= n
+            && previous != '\n'
+            && previous != '\r'
+            && !endsLine((long) LONGS.get(buffer, i))) {
+          // No line starts in these eight bytes, nor right after them.
+          i += Long.BYTES;
+          offset += Long.BYTES;
+          previous = buffer[i - 1];
+          continue;
+        }
         int b = buffer[i];
         boolean startsLine = offset > 0 && (previous == '\n' || (previous == '\r' && b != '\n'));
         if (startsLine) {
@@ -49,10 +65,27 @@ record LineRange(long from, long to, long firstLine, boolean skipFirst) implemen
           }
         }
         previous = b;
+        i++;
+        offset++;
       }
     }
     parts.add(new LineRange(from, Math.max(size, offset), firstLine));
     return parts;
+  }
+
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long ONES = 0x0101010101010101L;
+  private static final long HIGH_BITS = 0x8080808080808080L;
+
+  /** Whether one of the eight bytes of {@code word} is {@code \n} or {@code \r}. */
+  private static boolean endsLine(long word) {
+    return hasZeroByte(word ^ (ONES * '\n')) || hasZeroByte(word ^ (ONES * '\r'));
+  }
+
+  /** Whether one of the eight bytes of {@code word} is zero (a borrow reaches its high bit). */
+  private static boolean hasZeroByte(long word) {
+    return ((word - ONES) & ~word & HIGH_BITS) != 0;
   }
 
   /**

@@ -43,6 +43,57 @@ class LineRangeTest {
         .containsExactly(new LineRange(0, 15, 1));
   }
 
+  /**
+   * Long lines with every kind of line end, read in uneven pieces: the split (which skips eight
+   * bytes at a time where no line ends) cuts where a byte-by-byte walk of the line starts does.
+   */
+  @Test
+  void longLinesAreCutAtTheSameLineStartsAsAByteByByteWalk() throws Exception {
+    java.util.Random random = new java.util.Random(7);
+    String[] ends = {"\n", "\r\n", "\r", "\n\n", "\r\r\n"};
+    StringBuilder text = new StringBuilder();
+    for (int l = 0; l < 3000; l++) {
+      text.append("x".repeat(random.nextInt(90)));
+      text.append(ends[random.nextInt(ends.length)]);
+    }
+    text.append("tail without an end");
+    byte[] bytes = text.toString().getBytes(StandardCharsets.US_ASCII);
+    for (long partBytes : new long[] {1, 7, 100, 4096, 50_000, bytes.length}) {
+      // Reads of 1 to 37 bytes, so that eight-byte words straddle the reads' ends.
+      java.io.InputStream uneven =
+          new java.io.FilterInputStream(new ByteArrayInputStream(bytes)) {
+            @Override
+            public int read(byte[] b, int off, int len) throws java.io.IOException {
+              return super.read(b, off, Math.min(len, 1 + random.nextInt(37)));
+            }
+          };
+      assertThat(LineRange.split(uneven, bytes.length, partBytes))
+          .as("parts of %d bytes", partBytes)
+          .isEqualTo(cutByteByByte(bytes, partBytes))
+          .isEqualTo(LineRange.split(new ByteArrayInputStream(bytes), bytes.length, partBytes));
+    }
+  }
+
+  /** The parts the class comment describes, from every line start found one byte at a time. */
+  private static List<LineRange> cutByteByByte(byte[] bytes, long partBytes) {
+    List<Integer> starts = new ArrayList<>(List.of(0));
+    for (int i = 1; i < bytes.length; i++) {
+      if (bytes[i - 1] == '\n' || (bytes[i - 1] == '\r' && bytes[i] != '\n')) {
+        starts.add(i);
+      }
+    }
+    List<LineRange> parts = new ArrayList<>();
+    int from = 0;
+    for (int k = 1; k < starts.size(); k++) {
+      if (starts.get(k) - starts.get(from) >= partBytes) {
+        parts.add(new LineRange(starts.get(from), starts.get(k), from + 1));
+        from = k;
+      }
+    }
+    parts.add(new LineRange(starts.get(from), bytes.length, from + 1));
+    return parts;
+  }
+
   @Test
   void aTrackerClaimsTheLinesThatStartInItsPart() {
     LineRange.Tracker t = new LineRange.Tracker(new LineRange(6, 10, 3));
