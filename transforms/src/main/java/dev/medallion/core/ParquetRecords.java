@@ -71,6 +71,16 @@ final class ParquetRecords implements Serializable {
     return micros;
   }
 
+  /** Whether every field is a plain value ({@link #FLAT}), converted by {@link #toAvro} itself. */
+  boolean isFlat() {
+    return flat;
+  }
+
+  /** The type of field {@code i}. */
+  TypeName type(int i) {
+    return types[i];
+  }
+
   /** One row as a record of the files' schema. */
   GenericRecord toAvro(Row row) {
     Schema out = schema();

@@ -104,7 +104,7 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
     private final String runId;
     private final SerializableFunction<T, Row> toRow;
     private final ParquetRecords records;
-    private transient Map<String, ParquetWriter<GenericRecord>> writers;
+    private transient Map<String, ParquetWriter<Row>> writers;
     private transient Map<String, String> paths;
 
     WriteBundleFilesFn(
@@ -129,7 +129,7 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
     @ProcessElement
     public void process(@Element T record, OutputReceiver<String> out) throws IOException {
       String part = partition.apply(record);
-      ParquetWriter<GenericRecord> writer = writers.get(part);
+      ParquetWriter<Row> writer = writers.get(part);
       if (writer == null && writers.size() >= MAX_OPEN_FILES) {
         // Each open file holds a row group (and on S3 an upload buffer): close the oldest.
         String oldest = writers.keySet().iterator().next();
@@ -146,19 +146,19 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
                 + "-"
                 + UUID.randomUUID()
                 + ".parquet";
-        writer = open(path, records.schema());
+        writer = open(path, records);
         writers.put(part, writer);
         paths.put(part, path);
       }
-      writer.write(records.toAvro(toRow.apply(record)));
+      writer.write(toRow.apply(record));
     }
 
     @FinishBundle
     public void finish(FinishBundleContext c) throws IOException {
-      Map<String, ParquetWriter<GenericRecord>> open = writers;
+      Map<String, ParquetWriter<Row>> open = writers;
       writers = null;
       try {
-        for (Map.Entry<String, ParquetWriter<GenericRecord>> w : open.entrySet()) {
+        for (Map.Entry<String, ParquetWriter<Row>> w : open.entrySet()) {
           w.getValue().close();
           c.output(
               paths.get(w.getKey()), GlobalWindow.INSTANCE.maxTimestamp(), GlobalWindow.INSTANCE);
@@ -178,8 +178,8 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
       }
     }
 
-    private static void closeQuietly(Map<String, ParquetWriter<GenericRecord>> open) {
-      for (ParquetWriter<GenericRecord> w : open.values()) {
+    private static void closeQuietly(Map<String, ParquetWriter<Row>> open) {
+      for (ParquetWriter<Row> w : open.values()) {
         try {
           w.close();
         } catch (IOException | RuntimeException ignored) {
@@ -216,9 +216,21 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
   static final java.util.Set<String> NO_STATISTICS =
       java.util.Set.of("raw_line", "raw_payload", "original_payload");
 
+  /** A new file of a table's rows ({@link RowWriteSupport}). */
+  static ParquetWriter<Row> open(String path, ParquetRecords records) throws IOException {
+    return configured(RowWriteSupport.builder(new BeamOutputFile(path), records), records.schema());
+  }
+
+  /** A new file of Avro records of {@code schema} (a table's files, rewritten). */
   static ParquetWriter<GenericRecord> open(String path, Schema schema) throws IOException {
-    AvroParquetWriter.Builder<GenericRecord> builder =
-        AvroParquetWriter.<GenericRecord>builder(new BeamOutputFile(path));
+    return configured(
+        AvroParquetWriter.<GenericRecord>builder(new BeamOutputFile(path)).withSchema(schema),
+        schema);
+  }
+
+  /** Every table file's settings: the columns' encodings and statistics, Snappy, row groups. */
+  private static <T, B extends ParquetWriter.Builder<T, B>> ParquetWriter<T> configured(
+      B builder, Schema schema) throws IOException {
     for (Schema.Field f : schema.getFields()) {
       if (UNIQUE_COLUMNS.contains(f.name())) {
         builder = builder.withDictionaryEncoding(f.name(), false);
@@ -228,7 +240,6 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
       }
     }
     return builder
-        .withSchema(schema)
         .withCompressionCodec(CompressionCodecName.SNAPPY)
         .withRowGroupSize(ROW_GROUP_BYTES)
         .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
