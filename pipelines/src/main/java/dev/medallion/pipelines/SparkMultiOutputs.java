@@ -1,17 +1,19 @@
 package dev.medallion.pipelines;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Constructor;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import org.apache.beam.runners.spark.metrics.MetricsAccumulator;
 import org.apache.beam.runners.spark.translation.BoundedDataset;
 import org.apache.beam.runners.spark.translation.EvaluationContext;
@@ -216,9 +218,8 @@ final class SparkMultiOutputs {
         index.put(tags.get(i), i);
       }
       return new Iterator<>() {
-        private final ByteArrayOutputStream element = new ByteArrayOutputStream();
-        private final ByteArrayOutputStream chunk =
-            new ByteArrayOutputStream(CHUNK_BYTES + (64 << 10));
+        private final ChunkOutput element = new ChunkOutput(1 << 10);
+        private final ChunkOutput chunk = new ChunkOutput(CHUNK_BYTES + (64 << 10));
 
         @Override
         public boolean hasNext() {
@@ -242,12 +243,12 @@ final class SparkMultiOutputs {
               coders.get(i).encode(e._2(), element);
               VarInt.encode(i, chunk);
               VarInt.encode(element.size(), chunk);
-              element.writeTo(chunk);
+              chunk.write(element.bytes, 0, element.size);
             }
           } catch (IOException ex) {
             throw new UncheckedIOException(ex);
           }
-          return chunk.toByteArray();
+          return Arrays.copyOf(chunk.bytes, chunk.size);
         }
       };
     }
@@ -267,7 +268,7 @@ final class SparkMultiOutputs {
     @Override
     public Iterator<WindowedValue<T>> call(Iterator<byte[]> chunks) {
       return new Iterator<>() {
-        private @Nullable ByteArrayInputStream chunk;
+        private @Nullable ChunkInput chunk;
         private @Nullable WindowedValue<T> next;
 
         @Override
@@ -278,7 +279,7 @@ final class SparkMultiOutputs {
                 if (!chunks.hasNext()) {
                   return false;
                 }
-                chunk = new ByteArrayInputStream(chunks.next());
+                chunk = new ChunkInput(chunks.next());
                 continue;
               }
               int i = VarInt.decodeInt(chunk);
@@ -316,6 +317,94 @@ final class SparkMultiOutputs {
           return value;
         }
       };
+    }
+  }
+
+  /**
+   * {@link java.io.ByteArrayOutputStream} without its lock: each of its writes is a synchronized
+   * call, and encoding writes a byte at a time (a varint per string); with Java's streams, taking
+   * and releasing the locks was a good part of the encoding's and decoding's CPU on the users job.
+   */
+  static final class ChunkOutput extends OutputStream {
+    private byte[] bytes;
+    private int size;
+
+    ChunkOutput(int capacity) {
+      bytes = new byte[capacity];
+    }
+
+    @Override
+    public void write(int b) {
+      if (size == bytes.length) {
+        grow(1);
+      }
+      bytes[size++] = (byte) b;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      Objects.checkFromIndexSize(off, len, b.length);
+      if (bytes.length - size < len) {
+        grow(len);
+      }
+      System.arraycopy(b, off, bytes, size, len);
+      size += len;
+    }
+
+    int size() {
+      return size;
+    }
+
+    void reset() {
+      size = 0;
+    }
+
+    private void grow(int more) {
+      bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + more));
+    }
+  }
+
+  /**
+   * {@link java.io.ByteArrayInputStream} of a chunk, without its lock (see {@link ChunkOutput}).
+   */
+  static final class ChunkInput extends InputStream {
+    private final byte[] bytes;
+    private int position;
+
+    ChunkInput(byte[] bytes) {
+      this.bytes = bytes;
+    }
+
+    @Override
+    public int read() {
+      return position < bytes.length ? bytes[position++] & 0xff : -1;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) {
+      Objects.checkFromIndexSize(off, len, b.length);
+      if (len == 0) {
+        return 0;
+      }
+      int n = Math.min(len, bytes.length - position);
+      if (n <= 0) {
+        return -1;
+      }
+      System.arraycopy(bytes, position, b, off, n);
+      position += n;
+      return n;
+    }
+
+    @Override
+    public long skip(long n) {
+      long skipped = Math.max(0, Math.min(n, bytes.length - position));
+      position += (int) skipped;
+      return skipped;
+    }
+
+    @Override
+    public int available() {
+      return bytes.length - position;
     }
   }
 }

@@ -6,19 +6,22 @@ import dev.medallion.core.Failsafe;
 import dev.medallion.core.InvalidRecordException;
 import dev.medallion.core.JsonFields;
 import dev.medallion.core.Rejections;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.beam.sdk.coders.AtomicCoder;
 import org.apache.beam.sdk.coders.BigEndianLongCoder;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.CoderRegistry;
 import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.transforms.Combine;
 import org.apache.beam.sdk.transforms.DoFn;
-import org.apache.beam.sdk.transforms.Keys;
-import org.apache.beam.sdk.transforms.MapElements;
-import org.apache.beam.sdk.transforms.Max;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
-import org.apache.beam.sdk.transforms.Values;
 import org.apache.beam.sdk.transforms.View;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
@@ -26,7 +29,6 @@ import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
-import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -120,25 +122,107 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
                   .withOutputTags(INSTANTS, TupleTagList.of(QUARANTINE)));
       PCollection<KV<Long, Long>> instants =
           checked.get(INSTANTS).setCoder(KvCoder.of(BigEndianLongCoder.of(), VarLongCoder.of()));
-      PCollection<RepeatedInstants> repeated =
+      // One pass over the instants for both decisions (reading them twice cost the Spark runner a
+      // second read of the step's kept output: 1.4 s at 2M events).
+      PCollectionTuple decisions =
           instants
-              .apply("Hashes", Keys.create())
-              .apply("FindRepeatedInstants", Combine.globally(new RepeatedInstants.Find()));
-      PCollection<String> latestDate =
-          instants
-              .apply("Millis", Values.create())
-              .apply("Latest", Max.longsGlobally())
+              .apply("FindRepeatedInstantsAndLatest", Combine.globally(new FindDecisions()))
               .apply(
-                  "LatestDate",
-                  MapElements.into(TypeDescriptors.strings())
-                      .via(
-                          millis ->
-                              millis == Long.MIN_VALUE
-                                  ? ""
-                                  : EventTimestamps.utcDate(new Instant(millis))));
+                  "SplitDecisions",
+                  ParDo.of(new SplitDecisionsFn())
+                      .withOutputTags(REPEATED_INSTANTS, TupleTagList.of(LATEST_DATE)));
+      PCollection<RepeatedInstants> repeated =
+          decisions.get(REPEATED_INSTANTS).setCoder(new RepeatedInstants.RepeatedInstantsCoder());
+      PCollection<String> latestDate = decisions.get(LATEST_DATE).setCoder(StringUtf8Coder.of());
       return PCollectionTuple.of(QUARANTINE, checked.get(QUARANTINE))
           .and(REPEATED_INSTANTS, repeated)
           .and(LATEST_DATE, latestDate);
+    }
+  }
+
+  /**
+   * Of the valid events' instants ({@code hash, millis}): the repeated ones ({@link
+   * RepeatedInstants.Find}) and the latest milliseconds ({@link Long#MIN_VALUE} for none).
+   */
+  static final class FindDecisions
+      extends Combine.CombineFn<KV<Long, Long>, Decisions, KV<RepeatedInstants, Long>> {
+    private final RepeatedInstants.Find find = new RepeatedInstants.Find();
+
+    @Override
+    public Decisions createAccumulator() {
+      return new Decisions(find.createAccumulator(), Long.MIN_VALUE);
+    }
+
+    @Override
+    public Decisions addInput(Decisions acc, KV<Long, Long> instant) {
+      find.addInput(acc.hashes, instant.getKey());
+      acc.latest = Math.max(acc.latest, instant.getValue());
+      return acc;
+    }
+
+    @Override
+    public Decisions mergeAccumulators(Iterable<Decisions> accumulators) {
+      List<RepeatedInstants.Hashes> hashes = new ArrayList<>();
+      long latest = Long.MIN_VALUE;
+      for (Decisions a : accumulators) {
+        hashes.add(a.hashes);
+        latest = Math.max(latest, a.latest);
+      }
+      return new Decisions(find.mergeAccumulators(hashes), latest);
+    }
+
+    @Override
+    public KV<RepeatedInstants, Long> extractOutput(Decisions acc) {
+      return KV.of(find.extractOutput(acc.hashes), acc.latest);
+    }
+
+    @Override
+    public Coder<Decisions> getAccumulatorCoder(
+        CoderRegistry registry, Coder<KV<Long, Long>> inputCoder) {
+      return new DecisionsCoder();
+    }
+
+    @Override
+    public Coder<KV<RepeatedInstants, Long>> getDefaultOutputCoder(
+        CoderRegistry registry, Coder<KV<Long, Long>> inputCoder) {
+      return KvCoder.of(new RepeatedInstants.RepeatedInstantsCoder(), VarLongCoder.of());
+    }
+  }
+
+  /** {@link FindDecisions}' accumulator: the hashes seen, and the latest milliseconds. */
+  static final class Decisions {
+    private final RepeatedInstants.Hashes hashes;
+    private long latest;
+
+    Decisions(RepeatedInstants.Hashes hashes, long latest) {
+      this.hashes = hashes;
+      this.latest = latest;
+    }
+  }
+
+  static final class DecisionsCoder extends AtomicCoder<Decisions> {
+    private static final Coder<RepeatedInstants.Hashes> HASHES = new RepeatedInstants.HashesCoder();
+
+    @Override
+    public void encode(Decisions d, OutputStream out) throws IOException {
+      HASHES.encode(d.hashes, out);
+      VarLongCoder.of().encode(d.latest, out);
+    }
+
+    @Override
+    public Decisions decode(InputStream in) throws IOException {
+      return new Decisions(HASHES.decode(in), VarLongCoder.of().decode(in));
+    }
+  }
+
+  /** The two decisions to their outputs: the latest as its date, "" for none. */
+  static class SplitDecisionsFn extends DoFn<KV<RepeatedInstants, Long>, RepeatedInstants> {
+    @ProcessElement
+    public void process(@Element KV<RepeatedInstants, Long> both, MultiOutputReceiver out) {
+      out.get(Decide.REPEATED_INSTANTS).output(both.getKey());
+      long latest = both.getValue();
+      out.get(Decide.LATEST_DATE)
+          .output(latest == Long.MIN_VALUE ? "" : EventTimestamps.utcDate(new Instant(latest)));
     }
   }
 

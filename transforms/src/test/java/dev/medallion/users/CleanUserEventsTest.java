@@ -184,6 +184,44 @@ class CleanUserEventsTest {
     p.run();
   }
 
+  /**
+   * The first pass decides from the valid rows only: the instants more than one holds, and the
+   * latest date (not that of a quarantined row from the far future); over no rows, none and "".
+   */
+  @Test
+  void theDecisionsComeFromTheValidRowsOnly(TestPipeline p) {
+    long latest = Instant.parse("2026-11-28T23:59:59.999Z").getMillis();
+    List<UserEventBronze> rows = new ArrayList<>();
+    rows.add(bronze(event("u-1", latest - 86_400_000L), "a.ndjson", 1, 0));
+    rows.add(bronze(event("u-1", latest), "a.ndjson", 2, 0));
+    rows.add(bronze(event("u-2", latest - 5), "a.ndjson", 3, 0));
+    rows.add(bronze(event("u-2", latest - 5), "b.ndjson", 1, 0)); // a copy
+    rows.add(bronze(event("u-3", 253_402_214_400_000L), "a.ndjson", 4, 0)); // year 9999
+    rows.add(bronze("{\"user_id\":\"u-4\",\"event_timestamp\":" + latest + "}", "a.ndjson", 5, 0));
+    PCollectionTuple decided = p.apply(Create.of(rows)).apply(CleanUserEvents.create().decide());
+    PAssert.thatSingleton(decided.get(CleanUserEvents.Decide.LATEST_DATE)).isEqualTo("2026-11-28");
+    PAssert.thatSingleton(decided.get(CleanUserEvents.Decide.REPEATED_INSTANTS))
+        .isEqualTo(RepeatedInstants.of(RepeatedInstants.hash("u-2", latest - 5)));
+    PAssert.that(
+            decided
+                .get(CleanUserEvents.QUARANTINE)
+                .apply(
+                    "Reasons",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((DeadLetter d) -> d.getReason())))
+        .containsInAnyOrder("future_event_timestamp", "missing_event_type");
+
+    PCollectionTuple none =
+        p.apply(
+                "NoRows",
+                Create.empty(org.apache.beam.sdk.values.TypeDescriptor.of(UserEventBronze.class)))
+            .apply("DecideNone", CleanUserEvents.create().decide());
+    PAssert.thatSingleton("NoLatest", none.get(CleanUserEvents.Decide.LATEST_DATE)).isEqualTo("");
+    PAssert.thatSingleton("NoneRepeated", none.get(CleanUserEvents.Decide.REPEATED_INSTANTS))
+        .isEqualTo(RepeatedInstants.of());
+    p.run();
+  }
+
   private static String event(String user, long millis) {
     return "{\"user_id\":\""
         + user
