@@ -322,7 +322,8 @@ public final class UserFeaturesJob {
                 .asOf(o.getAsOf())
                 .withChangesBy(o.getCdcKey())
                 .withMaxAheadOfIngest(Duration.standardDays(o.getMaxFutureDays()))
-                .addingUpInState(!RunnerDefaults.isSpark(o)))
+                .addingUpInState(!RunnerDefaults.isSpark(o))
+                .rereadingForSilver(!RunnerDefaults.isSpark(o)))
         .apply("WriteTables", WriteUserTables.to(lake, o));
   }
 }

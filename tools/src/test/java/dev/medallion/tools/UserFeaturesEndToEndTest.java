@@ -210,5 +210,15 @@ class UserFeaturesEndToEndTest {
         options(lake, inputWith("raw"), "spark", "--runner=SparkRunner", "--sparkMaster=local[2]"));
     assertGoldEquals(lake, "first");
     assertCounts(lake, "first");
+    // The late file on Spark too: Silver from the earlier runs' Bronze rows and this run's.
+    UserFeaturesJob.run(
+        options(
+            lake,
+            inputWith("raw", "late"),
+            "spark2",
+            "--runner=SparkRunner",
+            "--sparkMaster=local[2]"));
+    assertGoldEquals(lake, "second");
+    assertCounts(lake, "second");
   }
 }

@@ -28,7 +28,8 @@ import org.joda.time.Instant;
  * <p>Its sources are injected ({@link #reading}) as {@link Replay}s, because it reads them twice:
  * once for Bronze and Silver's decisions (the quarantine, which instants are repeated, the latest
  * date), and once more after those are made, for Silver's rows and Gold. No row waits in memory for
- * a decision that needs all of them; what the decisions hold is 8 bytes per event.
+ * a decision that needs all of them; what the decisions hold is 8 bytes per event. A runner that
+ * keeps the first read's rows anyway takes them instead ({@link #rereadingForSilver}).
  *
  * <p>Output: {@link #BRONZE} (this run's rows only: Bronze is append-only), {@link #SILVER}, {@link
  * #FEATURES} and every dead letter under {@link #DEAD_LETTERS} (their {@code stage} says which
@@ -49,6 +50,7 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
   private final FieldMapping mapping;
   private final String cdcKey;
   private final boolean totalsInState;
+  private final boolean rereading;
 
   private UserFeaturesMedallion(
       Instant ingestTs,
@@ -58,7 +60,8 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
       Replay<UserEventBronze> earlierBronze,
       FieldMapping mapping,
       String cdcKey,
-      boolean totalsInState) {
+      boolean totalsInState,
+      boolean rereading) {
     this.ingestTs = ingestTs;
     this.asOf = asOf;
     this.maxAheadOfIngest = maxAheadOfIngest;
@@ -67,6 +70,7 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
     this.mapping = mapping;
     this.cdcKey = cdcKey;
     this.totalsInState = totalsInState;
+    this.rereading = rereading;
   }
 
   /** New lines are stamped as ingested at {@code ingestTs}. */
@@ -79,32 +83,57 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
         nothing(),
         FieldMapping.NONE,
         "",
-        false);
+        false,
+        true);
   }
 
   /** This run's new lines, and the Bronze rows earlier runs committed. */
   public UserFeaturesMedallion reading(
       Replay<RawEvent> newLines, Replay<UserEventBronze> earlierBronze) {
     return new UserFeaturesMedallion(
-        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping, cdcKey, totalsInState);
+        ingestTs,
+        asOf,
+        maxAheadOfIngest,
+        newLines,
+        earlierBronze,
+        mapping,
+        cdcKey,
+        totalsInState,
+        rereading);
   }
 
   /** The snapshot date {@code YYYY-MM-DD}; empty: the latest event date in Silver. */
   public UserFeaturesMedallion asOf(String date) {
     return new UserFeaturesMedallion(
-        ingestTs, date, maxAheadOfIngest, newLines, earlierBronze, mapping, cdcKey, totalsInState);
+        ingestTs,
+        date,
+        maxAheadOfIngest,
+        newLines,
+        earlierBronze,
+        mapping,
+        cdcKey,
+        totalsInState,
+        rereading);
   }
 
   /** See {@link CleanUserEvents#withMaxAheadOfIngest}. */
   public UserFeaturesMedallion withMaxAheadOfIngest(Duration max) {
     return new UserFeaturesMedallion(
-        ingestTs, asOf, max, newLines, earlierBronze, mapping, cdcKey, totalsInState);
+        ingestTs, asOf, max, newLines, earlierBronze, mapping, cdcKey, totalsInState, rereading);
   }
 
   /** See {@link IngestUserEvents#withMapping}: the new lines' fields, on both reads. */
   public UserFeaturesMedallion withMapping(FieldMapping mapping) {
     return new UserFeaturesMedallion(
-        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping, cdcKey, totalsInState);
+        ingestTs,
+        asOf,
+        maxAheadOfIngest,
+        newLines,
+        earlierBronze,
+        mapping,
+        cdcKey,
+        totalsInState,
+        rereading);
   }
 
   /**
@@ -113,7 +142,15 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
    */
   public UserFeaturesMedallion withChangesBy(String key) {
     return new UserFeaturesMedallion(
-        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping, key, totalsInState);
+        ingestTs,
+        asOf,
+        maxAheadOfIngest,
+        newLines,
+        earlierBronze,
+        mapping,
+        key,
+        totalsInState,
+        rereading);
   }
 
   /**
@@ -123,7 +160,36 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
    */
   public UserFeaturesMedallion addingUpInState(boolean inState) {
     return new UserFeaturesMedallion(
-        ingestTs, asOf, maxAheadOfIngest, newLines, earlierBronze, mapping, cdcKey, inState);
+        ingestTs,
+        asOf,
+        maxAheadOfIngest,
+        newLines,
+        earlierBronze,
+        mapping,
+        cdcKey,
+        inState,
+        rereading);
+  }
+
+  /**
+   * Whether Silver and Gold read the input again after the decisions ({@code true}, the default) or
+   * take the first read's Bronze rows ({@code false}). The second read holds nothing in memory,
+   * where on a runner that runs a step once its side inputs are ready (the DirectRunner) the first
+   * read's rows would wait for the decisions; a runner that keeps a multi-output step's outputs
+   * anyway (Spark keeps Bronze's parse on disk, for its writer and Silver's checks) only decodes
+   * them once more, which costs less than reading and parsing every line again.
+   */
+  public UserFeaturesMedallion rereadingForSilver(boolean reread) {
+    return new UserFeaturesMedallion(
+        ingestTs,
+        asOf,
+        maxAheadOfIngest,
+        newLines,
+        earlierBronze,
+        mapping,
+        cdcKey,
+        totalsInState,
+        reread);
   }
 
   @Override
@@ -152,21 +218,9 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
             .apply("RepeatedInstants", View.asSingleton());
     PCollectionView<String> asOfDate =
         snapshotDate(begin, decided.get(CleanUserEvents.Decide.LATEST_DATE));
-    // 3) All of Bronze again, read once those are known → Silver → Gold.
-    List<PCollectionView<?>> decisions = List.of(repeated, asOfDate);
+    // 3) All of Bronze again, read once those are known (or the first read's) → Silver → Gold.
     PCollection<UserEventBronze> allBronzeAgain =
-        PCollectionList.of(earlierBronze.read(begin, "RereadEarlierBronze", decisions))
-            .and(
-                newLines
-                    .read(begin, "RereadNewLines", decisions)
-                    .apply("BronzeAgain", IngestUserEvents.again(ingestTs, mapping)))
-            .apply("AllBronzeAgain", Flatten.pCollections());
-    if (!cdcKey.isEmpty()) {
-      allBronzeAgain =
-          allBronzeAgain
-              .apply("ChangesAgain", ResolveChanges.byKey(cdcKey).again())
-              .get(ResolveChanges.CURRENT);
-    }
+        rereading ? reread(begin, List.of(repeated, asOfDate)) : allBronze;
     PCollectionTuple kept = allBronzeAgain.apply("Silver", silver.keep(repeated));
     PCollection<UserEvent> events = kept.get(CleanUserEvents.EVENTS);
     ComputeUserFeatures features = ComputeUserFeatures.asOf(asOfDate);
@@ -183,6 +237,23 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
         .and(SILVER, events)
         .and(FEATURES, gold.get(ComputeUserFeatures.FEATURES))
         .and(DEAD_LETTERS, deadLetters);
+  }
+
+  /** All of Bronze read again, after {@code decisions}, with the changes resolved again. */
+  private PCollection<UserEventBronze> reread(PBegin begin, List<PCollectionView<?>> decisions) {
+    PCollection<UserEventBronze> again =
+        PCollectionList.of(earlierBronze.read(begin, "RereadEarlierBronze", decisions))
+            .and(
+                newLines
+                    .read(begin, "RereadNewLines", decisions)
+                    .apply("BronzeAgain", IngestUserEvents.again(ingestTs, mapping)))
+            .apply("AllBronzeAgain", Flatten.pCollections());
+    if (cdcKey.isEmpty()) {
+      return again;
+    }
+    return again
+        .apply("ChangesAgain", ResolveChanges.byKey(cdcKey).again())
+        .get(ResolveChanges.CURRENT);
   }
 
   /** {@link #asOf}, or the latest event date in Silver. */

@@ -30,6 +30,16 @@ class UserFeaturesMedallionTest {
 
   @Test
   void newLinesAndEarlierBronzeMakeOneSilverAndGold(TestPipeline p) {
+    newLinesAndEarlierBronze(p, true);
+  }
+
+  /** Silver from the first read's rows, not the input read again: the same layers. */
+  @Test
+  void theSameWhenSilverTakesTheFirstReadsRows(TestPipeline p) {
+    newLinesAndEarlierBronze(p, false);
+  }
+
+  private static void newLinesAndEarlierBronze(TestPipeline p, boolean reread) {
     UserEventBronze earlier =
         IngestUserEvents.parse(
             RawEvent.of(CLICK, "file", "day1.ndjson", null, 1, null),
@@ -45,7 +55,8 @@ class UserFeaturesMedallionTest {
                                 RawEvent.of(PURCHASE, "file", "day2.ndjson", null, 2, null),
                                 RawEvent.of("{oops", "file", "day2.ndjson", null, 3, null))),
                         Replay.of(Create.of(earlier)))
-                    .asOf("2026-11-28"));
+                    .asOf("2026-11-28")
+                    .rereadingForSilver(reread));
 
     // Bronze is append-only: only this run's two good lines are new rows.
     PAssert.thatSingleton(
@@ -98,6 +109,16 @@ class UserFeaturesMedallionTest {
   @Test
   void changesOfDataResolveLatestWinsPerKeyAndADeleteRemovesTheRecord(TestPipeline p)
       throws Exception {
+    changesOfData(p, true);
+  }
+
+  @Test
+  void changesOfDataResolveTheSameWhenSilverTakesTheFirstReadsRows(TestPipeline p)
+      throws Exception {
+    changesOfData(p, false);
+  }
+
+  private static void changesOfData(TestPipeline p, boolean reread) throws Exception {
     String[] lines = {
       change("e1", "I", "2026-11-28T10:00:00Z", "view"),
       change("e1", "U", "2026-11-28T12:00:00Z", "purchase"),
@@ -122,7 +143,8 @@ class UserFeaturesMedallionTest {
                         Replay.of(
                             Create.empty(
                                 p.getSchemaRegistry().getSchemaCoder(UserEventBronze.class))))
-                    .withChangesBy("event_id"));
+                    .withChangesBy("event_id")
+                    .rereadingForSilver(reread));
     PAssert.that(
             layers
                 .get(UserFeaturesMedallion.SILVER)
