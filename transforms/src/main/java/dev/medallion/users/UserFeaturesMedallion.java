@@ -42,98 +42,54 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
   public static final TupleTag<UserFeatures> FEATURES = ComputeUserFeatures.FEATURES;
   public static final TupleTag<DeadLetter> DEAD_LETTERS = DeadLetter.TAG;
 
+  // Set once, by the factory or by a copy's setter below: each setter returns a new transform.
   private final Instant ingestTs;
-  private final String asOf;
-  private final Duration maxAheadOfIngest;
-  private final transient Replay<RawEvent> newLines;
-  private final transient Replay<UserEventBronze> earlierBronze;
-  private final FieldMapping mapping;
-  private final String cdcKey;
-  private final boolean totalsInState;
-  private final boolean rereading;
+  private String asOf = "";
+  private Duration maxAheadOfIngest = CleanUserEvents.MAX_AHEAD_OF_INGEST;
+  private transient Replay<RawEvent> newLines = nothing();
+  private transient Replay<UserEventBronze> earlierBronze = nothing();
+  private FieldMapping mapping = FieldMapping.NONE;
+  private String cdcKey = "";
+  private boolean totalsInState;
+  private boolean rereading = true;
 
-  private UserFeaturesMedallion(
-      Instant ingestTs,
-      String asOf,
-      Duration maxAheadOfIngest,
-      Replay<RawEvent> newLines,
-      Replay<UserEventBronze> earlierBronze,
-      FieldMapping mapping,
-      String cdcKey,
-      boolean totalsInState,
-      boolean rereading) {
+  private UserFeaturesMedallion(Instant ingestTs) {
     this.ingestTs = ingestTs;
-    this.asOf = asOf;
-    this.maxAheadOfIngest = maxAheadOfIngest;
-    this.newLines = newLines;
-    this.earlierBronze = earlierBronze;
-    this.mapping = mapping;
-    this.cdcKey = cdcKey;
-    this.totalsInState = totalsInState;
-    this.rereading = rereading;
   }
 
   /** New lines are stamped as ingested at {@code ingestTs}. */
   public static UserFeaturesMedallion ingestedAt(Instant ingestTs) {
-    return new UserFeaturesMedallion(
-        ingestTs,
-        "",
-        CleanUserEvents.MAX_AHEAD_OF_INGEST,
-        nothing(),
-        nothing(),
-        FieldMapping.NONE,
-        "",
-        false,
-        true);
+    return new UserFeaturesMedallion(ingestTs);
   }
 
   /** This run's new lines, and the Bronze rows earlier runs committed. */
   public UserFeaturesMedallion reading(
       Replay<RawEvent> newLines, Replay<UserEventBronze> earlierBronze) {
-    return new UserFeaturesMedallion(
-        ingestTs,
-        asOf,
-        maxAheadOfIngest,
-        newLines,
-        earlierBronze,
-        mapping,
-        cdcKey,
-        totalsInState,
-        rereading);
+    UserFeaturesMedallion t = copy();
+    t.newLines = newLines;
+    t.earlierBronze = earlierBronze;
+    return t;
   }
 
   /** The snapshot date {@code YYYY-MM-DD}; empty: the latest event date in Silver. */
   public UserFeaturesMedallion asOf(String date) {
-    return new UserFeaturesMedallion(
-        ingestTs,
-        date,
-        maxAheadOfIngest,
-        newLines,
-        earlierBronze,
-        mapping,
-        cdcKey,
-        totalsInState,
-        rereading);
+    UserFeaturesMedallion t = copy();
+    t.asOf = date;
+    return t;
   }
 
   /** See {@link CleanUserEvents#withMaxAheadOfIngest}. */
   public UserFeaturesMedallion withMaxAheadOfIngest(Duration max) {
-    return new UserFeaturesMedallion(
-        ingestTs, asOf, max, newLines, earlierBronze, mapping, cdcKey, totalsInState, rereading);
+    UserFeaturesMedallion t = copy();
+    t.maxAheadOfIngest = max;
+    return t;
   }
 
   /** See {@link IngestUserEvents#withMapping}: the new lines' fields, on both reads. */
   public UserFeaturesMedallion withMapping(FieldMapping mapping) {
-    return new UserFeaturesMedallion(
-        ingestTs,
-        asOf,
-        maxAheadOfIngest,
-        newLines,
-        earlierBronze,
-        mapping,
-        cdcKey,
-        totalsInState,
-        rereading);
+    UserFeaturesMedallion t = copy();
+    t.mapping = mapping;
+    return t;
   }
 
   /**
@@ -141,16 +97,9 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
    * before Silver ({@link ResolveChanges}); empty: none.
    */
   public UserFeaturesMedallion withChangesBy(String key) {
-    return new UserFeaturesMedallion(
-        ingestTs,
-        asOf,
-        maxAheadOfIngest,
-        newLines,
-        earlierBronze,
-        mapping,
-        key,
-        totalsInState,
-        rereading);
+    UserFeaturesMedallion t = copy();
+    t.cdcKey = key;
+    return t;
   }
 
   /**
@@ -159,16 +108,9 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
    * DirectRunner).
    */
   public UserFeaturesMedallion addingUpInState(boolean inState) {
-    return new UserFeaturesMedallion(
-        ingestTs,
-        asOf,
-        maxAheadOfIngest,
-        newLines,
-        earlierBronze,
-        mapping,
-        cdcKey,
-        inState,
-        rereading);
+    UserFeaturesMedallion t = copy();
+    t.totalsInState = inState;
+    return t;
   }
 
   /**
@@ -180,16 +122,22 @@ public final class UserFeaturesMedallion extends PTransform<PBegin, PCollectionT
    * them once more, which costs less than reading and parsing every line again.
    */
   public UserFeaturesMedallion rereadingForSilver(boolean reread) {
-    return new UserFeaturesMedallion(
-        ingestTs,
-        asOf,
-        maxAheadOfIngest,
-        newLines,
-        earlierBronze,
-        mapping,
-        cdcKey,
-        totalsInState,
-        reread);
+    UserFeaturesMedallion t = copy();
+    t.rereading = reread;
+    return t;
+  }
+
+  private UserFeaturesMedallion copy() {
+    UserFeaturesMedallion t = new UserFeaturesMedallion(ingestTs);
+    t.asOf = asOf;
+    t.maxAheadOfIngest = maxAheadOfIngest;
+    t.newLines = newLines;
+    t.earlierBronze = earlierBronze;
+    t.mapping = mapping;
+    t.cdcKey = cdcKey;
+    t.totalsInState = totalsInState;
+    t.rereading = rereading;
+    return t;
   }
 
   @Override
