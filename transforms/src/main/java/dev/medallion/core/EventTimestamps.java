@@ -135,13 +135,27 @@ public final class EventTimestamps {
   public static String utcDate(Instant instant) {
     long millis = instant.getMillis();
     if (millis >= 0 && millis < MAX_EPOCH_MILLIS) {
-      // Years 1970..9999: ISO's yyyy-MM-dd, without a formatter (one per event and table row).
-      return LocalDate.ofEpochDay(Math.floorDiv(millis, MILLIS_PER_DAY)).toString();
+      // Years 1970..9999: ISO's yyyy-MM-dd, without a formatter (one per event and table row),
+      // and once per day seen lately: a batch's events span a few days.
+      long epochDay = millis / MILLIS_PER_DAY;
+      int slot = (int) (epochDay & (RECENT_DAYS.length - 1));
+      Day day = RECENT_DAYS[slot];
+      if (day == null || day.epochDay() != epochDay) {
+        day = new Day(epochDay, LocalDate.ofEpochDay(epochDay).toString());
+        RECENT_DAYS[slot] = day; // threads that race here only format the same day twice
+      }
+      return day.date();
     }
     return DATE.format(java.time.Instant.ofEpochMilli(millis).atOffset(ZoneOffset.UTC));
   }
 
   private static final long MILLIS_PER_DAY = 86_400_000L;
+
+  /** A day's date text (immutable, so safely shared between threads without a lock). */
+  private record Day(long epochDay, String date) {}
+
+  /** The dates of days seen lately, by epoch day modulo 64. */
+  private static final Day[] RECENT_DAYS = new Day[64];
 
   /** Hour of day 0..23 of the instant in UTC: the hour partition value. */
   public static int utcHour(Instant instant) {

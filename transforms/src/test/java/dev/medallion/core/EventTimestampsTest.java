@@ -147,6 +147,12 @@ class EventTimestampsTest {
     for (int i = 0; i < 20_000; i++) {
       instants.add((long) (random.nextDouble() * 253402300799999L));
     }
+    // Days seen again, and days 64 apart (which share a slot of the recent days), alternating.
+    long day = 86_400_000L;
+    for (int i = 0; i < 2_000; i++) {
+      long base = 1_795_000_000_000L + random.nextInt(3) * 64 * day;
+      instants.add(base + random.nextInt(3) * day + random.nextInt(86_400_000));
+    }
     for (long millis : instants) {
       assertThat(EventTimestamps.utcDate(new Instant(millis)))
           .as("%d", millis)
