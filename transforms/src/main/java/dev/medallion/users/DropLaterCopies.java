@@ -63,7 +63,7 @@ public class DropLaterCopies extends PTransform<PCollection<UserEventBronze>, PC
             ParDo.of(new SetAsideFn(repeated, stage, maxAheadOfIngest))
                 .withSideInputs(repeated)
                 .withOutputTags(KEPT, TupleTagList.of(REPEATED)));
-    PCollection<UserEvent> unique = split.get(KEPT);
+    PCollection<UserEvent> unique = split.get(KEPT).setCoder(UserEventCoders.silver());
     PCollectionTuple firsts =
         split
             .get(REPEATED)

@@ -54,10 +54,13 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
 
   @Override
   public PCollectionTuple expand(PCollection<RawEvent> lines) {
-    return lines.apply(
-        "ParseUserEvent",
-        ParDo.of(new ParseUserEventFn(ingestTs, mapping))
-            .withOutputTags(EVENTS, TupleTagList.of(DEAD_LETTERS)));
+    PCollectionTuple parsed =
+        lines.apply(
+            "ParseUserEvent",
+            ParDo.of(new ParseUserEventFn(ingestTs, mapping))
+                .withOutputTags(EVENTS, TupleTagList.of(DEAD_LETTERS)));
+    parsed.get(EVENTS).setCoder(UserEventCoders.bronze());
+    return parsed;
   }
 
   /**
@@ -70,7 +73,9 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
     return new PTransform<>() {
       @Override
       public PCollection<UserEventBronze> expand(PCollection<RawEvent> lines) {
-        return lines.apply("ParseUserEventAgain", ParDo.of(new ParseAgainFn(ingestTs, mapping)));
+        return lines
+            .apply("ParseUserEventAgain", ParDo.of(new ParseAgainFn(ingestTs, mapping)))
+            .setCoder(UserEventCoders.bronze());
       }
     };
   }
