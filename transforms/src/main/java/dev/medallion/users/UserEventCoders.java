@@ -39,29 +39,42 @@ final class UserEventCoders {
     return SilverCoder.INSTANCE;
   }
 
-  private static <T> SchemaCoder<T> schemaCoder(Class<T> type) {
-    SchemaRegistry registry = SchemaRegistry.createDefault();
-    try {
-      return SchemaCoder.of(
-          registry.getSchema(type),
-          TypeDescriptor.of(type),
-          registry.getToRowFunction(type),
-          registry.getFromRowFunction(type));
-    } catch (NoSuchSchemaException e) {
-      throw new IllegalStateException(type + " has no schema", e);
-    }
-  }
-
-  static final class BronzeCoder extends SchemaCoder<UserEventBronze> {
+  /** A schema coder of {@code type}'s own schema and row functions, with its own encoding. */
+  private abstract static class OwnCoder<T> extends SchemaCoder<T> {
     private static final long serialVersionUID = 1L;
-    private static final BronzeCoder INSTANCE = new BronzeCoder(schemaCoder(UserEventBronze.class));
 
-    private BronzeCoder(SchemaCoder<UserEventBronze> of) {
+    OwnCoder(Class<T> type) {
+      this(schemaCoder(type));
+    }
+
+    private OwnCoder(SchemaCoder<T> of) {
       super(
           of.getSchema(),
           of.getEncodedTypeDescriptor(),
           of.getToRowFunction(),
           of.getFromRowFunction());
+    }
+
+    private static <T> SchemaCoder<T> schemaCoder(Class<T> type) {
+      SchemaRegistry registry = SchemaRegistry.createDefault();
+      try {
+        return SchemaCoder.of(
+            registry.getSchema(type),
+            TypeDescriptor.of(type),
+            registry.getToRowFunction(type),
+            registry.getFromRowFunction(type));
+      } catch (NoSuchSchemaException e) {
+        throw new IllegalStateException(type + " has no schema", e);
+      }
+    }
+  }
+
+  static final class BronzeCoder extends OwnCoder<UserEventBronze> {
+    private static final long serialVersionUID = 1L;
+    private static final BronzeCoder INSTANCE = new BronzeCoder();
+
+    private BronzeCoder() {
+      super(UserEventBronze.class);
     }
 
     @Override
@@ -127,16 +140,12 @@ final class UserEventCoders {
     }
   }
 
-  static final class SilverCoder extends SchemaCoder<UserEvent> {
+  static final class SilverCoder extends OwnCoder<UserEvent> {
     private static final long serialVersionUID = 1L;
-    private static final SilverCoder INSTANCE = new SilverCoder(schemaCoder(UserEvent.class));
+    private static final SilverCoder INSTANCE = new SilverCoder();
 
-    private SilverCoder(SchemaCoder<UserEvent> of) {
-      super(
-          of.getSchema(),
-          of.getEncodedTypeDescriptor(),
-          of.getToRowFunction(),
-          of.getFromRowFunction());
+    private SilverCoder() {
+      super(UserEvent.class);
     }
 
     @Override
