@@ -25,11 +25,16 @@ spark_java_flags=(
   --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED
   --add-opens=java.base/java.lang.invoke=ALL-UNNAMED
 )
-# Spark's JVMs (the driver, the executors) use the parallel collector, as ./medallion gives a Spark
-# job (see there); a collector named in MEDALLION_JAVA_OPTS wins for the driver.
-spark_gc_flags=(-XX:+UseParallelGC)
-spark_driver_gc=("${spark_gc_flags[@]}")
+# Spark's JVMs (the driver, the executors) use the parallel collector and inline less into what C2
+# compiles, as ./medallion gives a Spark job (see there); the same flags in MEDALLION_JAVA_OPTS win
+# for the driver.
+spark_jit_flags=(-XX:InlineSmallCode=500 -XX:FreqInlineSize=100)
+spark_gc_flags=(-XX:+UseParallelGC "${spark_jit_flags[@]}")
+spark_driver_gc=(-XX:+UseParallelGC)
 if [[ ${MEDALLION_JAVA_OPTS:-} == *-XX:+Use*GC* ]]; then
   spark_driver_gc=()
+fi
+if [[ ${MEDALLION_JAVA_OPTS:-} != *InlineSmallCode* && ${MEDALLION_JAVA_OPTS:-} != *FreqInlineSize* ]]; then
+  spark_driver_gc+=("${spark_jit_flags[@]}")
 fi
 spark_java=(java -XX:+ExitOnOutOfMemoryError "${spark_java_flags[@]}" "${spark_driver_gc[@]}" -cp "$spark_cp")
