@@ -29,12 +29,12 @@ spark_java_flags=(
 # compiles, as ./medallion gives a Spark job (see there); the same flags in MEDALLION_JAVA_OPTS win
 # for the driver.
 spark_jit_flags=(-XX:InlineSmallCode=500 -XX:FreqInlineSize=100)
-spark_gc_flags=(-XX:+UseParallelGC "${spark_jit_flags[@]}")
-spark_driver_gc=(-XX:+UseParallelGC)
-if [[ ${MEDALLION_JAVA_OPTS:-} == *-XX:+Use*GC* ]]; then
-  spark_driver_gc=()
+spark_executor_tuning=(-XX:+UseParallelGC "${spark_jit_flags[@]}")
+spark_driver_tuning=()
+if [[ ${MEDALLION_JAVA_OPTS:-} != *-XX:+Use*GC* ]]; then
+  spark_driver_tuning+=(-XX:+UseParallelGC)
 fi
 if [[ ${MEDALLION_JAVA_OPTS:-} != *InlineSmallCode* && ${MEDALLION_JAVA_OPTS:-} != *FreqInlineSize* ]]; then
-  spark_driver_gc+=("${spark_jit_flags[@]}")
+  spark_driver_tuning+=("${spark_jit_flags[@]}")
 fi
-spark_java=(java -XX:+ExitOnOutOfMemoryError "${spark_java_flags[@]}" "${spark_driver_gc[@]}" -cp "$spark_cp")
+spark_java=(java -XX:+ExitOnOutOfMemoryError "${spark_java_flags[@]}" "${spark_driver_tuning[@]}" -cp "$spark_cp")

@@ -35,5 +35,5 @@ shift
 exec "${spark_java[@]}" ${MEDALLION_JAVA_OPTS:-} -Dlog4j2.configurationFile="$root/runners-config/spark-log4j2.properties" \
   org.apache.spark.deploy.SparkSubmit --master "$master" --deploy-mode client \
   --class dev.medallion.tools.Medallion --name "medallion $command" \
-  --conf "spark.executor.extraJavaOptions=${spark_java_flags[*]} ${spark_gc_flags[*]}" "${conf[@]}" \
+  --conf "spark.executor.extraJavaOptions=${spark_java_flags[*]} ${spark_executor_tuning[*]}" "${conf[@]}" \
   "$jar" "$command" --runner=SparkRunner --filesToStage="$jar" "$@"

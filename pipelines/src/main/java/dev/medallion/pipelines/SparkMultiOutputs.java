@@ -243,12 +243,12 @@ final class SparkMultiOutputs {
               coders.get(i).encode(e._2(), element);
               VarInt.encode(i, chunk);
               VarInt.encode(element.size(), chunk);
-              chunk.write(element.bytes, 0, element.size);
+              element.writeTo(chunk);
             }
           } catch (IOException ex) {
             throw new UncheckedIOException(ex);
           }
-          return Arrays.copyOf(chunk.bytes, chunk.size);
+          return chunk.toByteArray();
         }
       };
     }
@@ -357,6 +357,14 @@ final class SparkMultiOutputs {
 
     void reset() {
       size = 0;
+    }
+
+    void writeTo(ChunkOutput out) {
+      out.write(bytes, 0, size);
+    }
+
+    byte[] toByteArray() {
+      return Arrays.copyOf(bytes, size);
     }
 
     private void grow(int more) {

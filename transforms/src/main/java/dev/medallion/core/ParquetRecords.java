@@ -71,6 +71,13 @@ final class ParquetRecords implements Serializable {
     return micros;
   }
 
+  private static final long MICROS_PER_MILLI = 1000;
+
+  /** An instant as the files hold it: microseconds ({@code timestamp-micros}). */
+  static long micros(ReadableInstant t) {
+    return t.getMillis() * MICROS_PER_MILLI;
+  }
+
   /** Whether every field is a plain value ({@link #FLAT}), converted by {@link #toAvro} itself. */
   boolean isFlat() {
     return flat;
@@ -94,7 +101,7 @@ final class ParquetRecords implements Serializable {
         continue;
       }
       switch (types[i]) {
-        case DATETIME -> v = ((ReadableInstant) v).getMillis() * 1000;
+        case DATETIME -> v = micros((ReadableInstant) v);
         case INT16 -> v = ((Short) v).intValue();
         case BYTES -> v = ByteBuffer.wrap((byte[]) v);
         // As Avro's own string: Parquet then compares and hashes it as a byte array (for the
@@ -116,7 +123,7 @@ final class ParquetRecords implements Serializable {
     for (Schema.Field f : out.getFields()) {
       Object v = m.get(f.pos());
       boolean timestamp = f.schema().toString().contains("\"timestamp-micros\"");
-      record.put(f.pos(), timestamp && v != null ? ((Long) v) * 1000 : v);
+      record.put(f.pos(), timestamp && v != null ? ((Long) v) * MICROS_PER_MILLI : v);
     }
     return record;
   }
