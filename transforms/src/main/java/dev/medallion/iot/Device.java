@@ -1,6 +1,7 @@
 package dev.medallion.iot;
 
 import com.google.auto.value.AutoValue;
+import java.io.Serializable;
 import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
@@ -16,7 +17,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 @AutoValue
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
-public abstract class Device {
+public abstract class Device implements Serializable {
   @SchemaFieldNumber("0")
   public abstract String getDeviceId();
 
