@@ -544,7 +544,9 @@ public final class IotJob {
           }
           case GOLD -> {
             WindowedDeviceStats gold =
-                WindowedDeviceStats.of(allowed, slack).withCatalog(sensorCatalog(o));
+                WindowedDeviceStats.of(allowed, slack)
+                    .withCatalog(sensorCatalog(o))
+                    .withExpectedDevices(o.getDevices().isEmpty() ? 0 : registry(o).size());
             if (!o.getInputTopic().isEmpty()) {
               PCollectionTuple forwarded = p.apply("Kafka", ReadForwardedRows.silver(o));
               PCollectionTuple silver =
@@ -792,7 +794,8 @@ public final class IotJob {
                 WindowedDeviceStats.of(
                         Duration.standardSeconds(o.getAllowedLatenessSeconds()),
                         Duration.standardSeconds(o.getWatermarkSlackSeconds()))
-                    .withCatalog(sensorCatalog(o)));
+                    .withCatalog(sensorCatalog(o))
+                    .withExpectedDevices(registry(o).size()));
     PCollection<DeadLetter> deadLetters =
         PCollectionList.of(bronze.get(IotMedallion.DEAD_LETTERS))
             .and(silver.get(IotMedallion.DEAD_LETTERS))

@@ -112,7 +112,10 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
                     .withCatalog(catalog));
     PCollectionTuple gold =
         silver.apply(
-            "Gold", WindowedDeviceStats.of(allowedLateness, watermarkSlack).withCatalog(catalog));
+            "Gold",
+            WindowedDeviceStats.of(allowedLateness, watermarkSlack)
+                .withCatalog(catalog)
+                .withExpectedDevices(registry.size()));
     PCollection<DeadLetter> deadLetters =
         PCollectionList.of(bronze.get(DEAD_LETTERS))
             .and(silver.get(DEAD_LETTERS))

@@ -94,15 +94,28 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   private static final Counter SENSOR_ROWS =
       Metrics.counter(Rejections.NAMESPACE, "gold_sensor_minute_rows");
 
+  /**
+   * A bounded input's devices are grouped this many to a key ({@link #withExpectedDevices}): the
+   * DirectRunner hands each key and window of a grouping on as a bundle of its own, and every
+   * bundle costs it the same bookkeeping in each step after the grouping (translating the step,
+   * metrics, timers, a file per table write), whatever it holds.
+   */
+  static final int DEVICES_PER_GROUP = 64;
+
   private final Duration allowedLateness;
   private final Duration watermarkSlack;
   private final SensorCatalog catalog;
+  private final int expectedDevices;
 
   private WindowedDeviceStats(
-      Duration allowedLateness, Duration watermarkSlack, SensorCatalog catalog) {
+      Duration allowedLateness,
+      Duration watermarkSlack,
+      SensorCatalog catalog,
+      int expectedDevices) {
     this.allowedLateness = allowedLateness;
     this.watermarkSlack = watermarkSlack;
     this.catalog = catalog;
+    this.expectedDevices = expectedDevices;
   }
 
   /**
@@ -113,12 +126,37 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
    *     too-late record in
    */
   public static WindowedDeviceStats of(Duration allowedLateness, Duration watermarkSlack) {
-    return new WindowedDeviceStats(allowedLateness, watermarkSlack, SensorCatalog.DEFAULT);
+    return new WindowedDeviceStats(allowedLateness, watermarkSlack, SensorCatalog.DEFAULT, 0);
   }
 
   /** Gold's aggregate columns are those {@code catalog} asks for (its {@code gold} lists). */
   public WindowedDeviceStats withCatalog(SensorCatalog catalog) {
-    return new WindowedDeviceStats(allowedLateness, watermarkSlack, catalog);
+    return new WindowedDeviceStats(allowedLateness, watermarkSlack, catalog, expectedDevices);
+  }
+
+  /**
+   * A bounded input of about {@code devices} devices (the registry's size) is joined in groups of
+   * about {@link #DEVICES_PER_GROUP} devices per key and window instead of device by device; each
+   * device still gets its own row, from its own records. In a bounded input every window fires
+   * once, when the input ends, so a group's pane is each of its devices' pane. An unbounded input
+   * is always joined device by device: a late pane then holds the records of its device only, and
+   * only that device's row is written again.
+   */
+  public WindowedDeviceStats withExpectedDevices(int devices) {
+    return new WindowedDeviceStats(allowedLateness, watermarkSlack, catalog, devices);
+  }
+
+  /** The number of device groups of a bounded input; 0: device by device. */
+  int deviceGroups(PCollection<?> input) {
+    if (input.isBounded() != PCollection.IsBounded.BOUNDED || expectedDevices <= 0) {
+      return 0;
+    }
+    return (expectedDevices + DEVICES_PER_GROUP - 1) / DEVICES_PER_GROUP;
+  }
+
+  /** The join key of a device: the device itself, or its group of {@code groups}. */
+  static String joinKey(String deviceId, int groups) {
+    return groups == 0 ? deviceId : "group-" + Math.floorMod(deviceId.hashCode(), groups);
   }
 
   @Override
@@ -157,13 +195,14 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     PCollection<Heartbeat> windowedHeartbeats =
         heartbeats.get(ONTIME_HEARTBEATS).apply("MinuteWindowsHeartbeats", minuteWindows());
 
+    int groups = deviceGroups(silver.get(ValidateAndEnrich.READINGS));
     PCollectionTuple deviceMinute =
         joinBy(
                 "Device",
                 windowedReadings,
                 windowedHeartbeats,
-                SensorReading::getDeviceId,
-                Heartbeat::getDeviceId)
+                r -> joinKey(r.getDeviceId(), groups),
+                h -> joinKey(h.getDeviceId(), groups))
             .apply(
                 "ToDeviceMinute",
                 ParDo.of(new DeviceMinuteFn(catalog))
@@ -250,25 +289,49 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   }
 
   /**
-   * The Failsafe of a device row: when a device group's row cannot be computed, each of its records
+   * The Failsafe of a device row: when a device's row cannot be computed, each of its records
    * becomes a Gold dead letter ({@code unexpected_error} with the stack trace) instead of failing
    * the bundle.
    */
-  static void quarantineGroup(CoGbkResult group, RuntimeException thrown, MultiOutputReceiver out) {
+  static void quarantineDevice(
+      DeviceRecords device, RuntimeException thrown, MultiOutputReceiver out) {
     InvalidRecordException e = Failsafe.rejection(thrown);
     Instant now = Instant.now();
     List<DeadLetter> letters = new ArrayList<>();
-    for (SensorReading r : group.getAll(READINGS_SIDE)) {
+    for (SensorReading r : device.readings) {
       letters.add(
           failed(e, r.getRawPayload(), r.getSource(), r.getSourceName(), r.getEventTs(), now));
     }
-    for (Heartbeat h : group.getAll(HEARTBEATS_SIDE)) {
+    for (Heartbeat h : device.heartbeats) {
       letters.add(
           failed(e, h.getRawPayload(), h.getSource(), h.getSourceName(), h.getEventTs(), now));
     }
     for (DeadLetter d : letters) {
       Rejections.count(DeadLetter.GOLD, e.getReason());
       out.get(TOO_LATE).output(d);
+    }
+  }
+
+  /** One device's readings and heartbeats of a joined group. */
+  static final class DeviceRecords {
+    final String deviceId;
+    final List<SensorReading> readings = new ArrayList<>();
+    final List<Heartbeat> heartbeats = new ArrayList<>();
+
+    private DeviceRecords(String deviceId) {
+      this.deviceId = deviceId;
+    }
+
+    /** A group's records by device, in the order of the devices' ids. */
+    static Collection<DeviceRecords> of(CoGbkResult group) {
+      Map<String, DeviceRecords> devices = new TreeMap<>();
+      for (SensorReading r : group.getAll(READINGS_SIDE)) {
+        devices.computeIfAbsent(r.getDeviceId(), DeviceRecords::new).readings.add(r);
+      }
+      for (Heartbeat h : group.getAll(HEARTBEATS_SIDE)) {
+        devices.computeIfAbsent(h.getDeviceId(), DeviceRecords::new).heartbeats.add(h);
+      }
+      return devices.values();
     }
   }
 
@@ -371,6 +434,10 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     }
   }
 
+  /**
+   * The rows of a joined group's devices (one device, or a group of a bounded input's devices):
+   * each device's row from its own records, and its aggregates for its site and its sensor types.
+   */
   static class DeviceMinuteFn extends DoFn<KV<String, CoGbkResult>, Row> {
     private final GoldColumns.Widen<DeviceMinute> widen;
 
@@ -385,19 +452,24 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         BoundedWindow w,
         PaneInfo pane,
         MultiOutputReceiver out) {
+      for (DeviceRecords device : DeviceRecords.of(e.getValue())) {
+        process(device, w, pane, out);
+      }
+    }
+
+    private void process(
+        DeviceRecords device, BoundedWindow w, PaneInfo pane, MultiOutputReceiver out) {
       DeviceMinute row;
       Row wide;
       MinuteStats stats;
       Map<String, MinuteStats.TypeStats> types;
       try {
-        stats =
-            MinuteStats.of(
-                e.getValue().getAll(READINGS_SIDE), e.getValue().getAll(HEARTBEATS_SIDE));
-        row = row(e, (IntervalWindow) w, pane, stats);
+        stats = MinuteStats.of(device.readings, device.heartbeats);
+        row = row(device, (IntervalWindow) w, pane, stats);
         types = stats.byType();
         wide = widen.apply(row, types);
       } catch (RuntimeException thrown) {
-        quarantineGroup(e.getValue(), thrown, out);
+        quarantineDevice(device, thrown, out);
         return;
       }
       DEVICE_ROWS.inc();
@@ -412,22 +484,20 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     }
 
     static DeviceMinute row(
-        KV<String, CoGbkResult> e, IntervalWindow window, PaneInfo pane, MinuteStats stats) {
-      Iterable<SensorReading> readings = e.getValue().getAll(READINGS_SIDE);
-      Iterable<Heartbeat> heartbeats = e.getValue().getAll(HEARTBEATS_SIDE);
+        DeviceRecords device, IntervalWindow window, PaneInfo pane, MinuteStats stats) {
       String site;
       String zone;
-      if (readings.iterator().hasNext()) {
-        SensorReading any = readings.iterator().next();
+      if (!device.readings.isEmpty()) {
+        SensorReading any = device.readings.get(0);
         site = any.getSite();
         zone = any.getZone();
       } else {
-        Heartbeat any = heartbeats.iterator().next();
+        Heartbeat any = device.heartbeats.get(0);
         site = any.getSite();
         zone = any.getZone();
       }
       return DeviceMinute.of(
-          e.getKey(),
+          device.deviceId,
           site,
           zone,
           window.start(),

@@ -10,6 +10,8 @@ import dev.medallion.testing.BeamPipelineExtension;
 import dev.medallion.testing.Events;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.schemas.NoSuchSchemaException;
@@ -18,6 +20,7 @@ import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.join.CoGbkResult;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
@@ -28,6 +31,8 @@ import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Gold on the DirectRunner with hand-made panes. Expected rows are worked out by hand in each test.
@@ -99,9 +104,17 @@ class WindowedDeviceStatsTest {
 
   private static PCollectionTuple gold(
       PCollection<SensorReading> readings, PCollection<Heartbeat> heartbeats, Duration slack) {
+    return gold(readings, heartbeats, slack, 0);
+  }
+
+  private static PCollectionTuple gold(
+      PCollection<SensorReading> readings,
+      PCollection<Heartbeat> heartbeats,
+      Duration slack,
+      int expectedDevices) {
     return PCollectionTuple.of(ValidateAndEnrich.READINGS, readings)
         .and(ValidateAndEnrich.HEARTBEATS, heartbeats)
-        .apply(WindowedDeviceStats.of(LATENESS, slack));
+        .apply(WindowedDeviceStats.of(LATENESS, slack).withExpectedDevices(expectedDevices));
   }
 
   private static TimestampedValue<SensorReading> stamped(SensorReading r) {
@@ -356,8 +369,14 @@ class WindowedDeviceStatsTest {
     assertThat(dev.medallion.core.RunnerDrops.count(result)).isEqualTo(1);
   }
 
-  @Test
-  void theJoinIsFullOuterAndResentEventsCountOnce(TestPipeline p) throws Exception {
+  /**
+   * The same rows whether a bounded input is joined device by device (0), all its devices in one
+   * group (3 expected devices), or in four groups (200).
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {0, 3, 200})
+  void theJoinIsFullOuterAndResentEventsCountOnce(int expectedDevices, TestPipeline p)
+      throws Exception {
     SensorReading t1 = reading("dev-0001", "temperature", 20.0, "2026-11-29T10:15:10Z", null);
     SensorReading t1Resent =
         reading("dev-0001", "temperature", 20.0, "2026-11-29T10:15:10Z", "2026-11-29T10:15:12Z");
@@ -388,7 +407,7 @@ class WindowedDeviceStatsTest {
                         heartbeat("dev-0003", 50.0, -80, "error", "2026-11-29T10:15:59.999Z", null),
                         at("2026-11-29T10:15:59.999Z")))
                 .withCoder(p.getSchemaRegistry().getSchemaCoder(Heartbeat.class)));
-    PCollectionTuple out = gold(readings, heartbeats, Duration.ZERO);
+    PCollectionTuple out = gold(readings, heartbeats, Duration.ZERO, expectedDevices);
 
     String window = "|" + W1015.start() + "/" + W1015.end();
     PAssert.that(described(out))
@@ -447,6 +466,50 @@ class WindowedDeviceStatsTest {
                                     + s.getDouble("pressure_avg"))))
         .containsInAnyOrder("berlin|2|2|2|79.5|null", "paris|1|2|1|50.0|1002.0");
     p.run();
+  }
+
+  @Test
+  void onlyABoundedInputIsJoinedInGroupsOfDevices() throws Exception {
+    Pipeline p = Pipeline.create(); // built, not run
+    Coder<SensorReading> coder = p.getSchemaRegistry().getSchemaCoder(SensorReading.class);
+    PCollection<SensorReading> bounded = p.apply("Bounded", Create.empty(coder));
+    PCollection<SensorReading> unbounded =
+        p.apply("Unbounded", TestStream.create(coder).advanceWatermarkToInfinity());
+    WindowedDeviceStats gold = WindowedDeviceStats.of(LATENESS, Duration.ZERO);
+
+    assertThat(gold.deviceGroups(bounded)).isZero(); // the number of devices is not known
+    assertThat(gold.withExpectedDevices(1).deviceGroups(bounded)).isEqualTo(1);
+    assertThat(gold.withExpectedDevices(64).deviceGroups(bounded)).isEqualTo(1);
+    assertThat(gold.withExpectedDevices(65).deviceGroups(bounded)).isEqualTo(2);
+    assertThat(gold.withExpectedDevices(1000).deviceGroups(bounded)).isEqualTo(16);
+    assertThat(gold.withExpectedDevices(1000).deviceGroups(unbounded)).isZero();
+    assertThat(WindowedDeviceStats.joinKey("dev-0001", 0)).isEqualTo("dev-0001");
+    assertThat(WindowedDeviceStats.joinKey("dev-0001", 1)).isEqualTo("group-0");
+  }
+
+  @Test
+  void aGroupsRecordsAreSplitByDevice() {
+    SensorReading a1 = reading("dev-0001", "temperature", 20.0, "2026-11-29T10:15:10Z", null);
+    SensorReading b1 = reading("dev-0002", "temperature", 21.0, "2026-11-29T10:15:11Z", null);
+    SensorReading a2 = reading("dev-0001", "humidity", 40.0, "2026-11-29T10:15:12Z", null);
+    Heartbeat c = heartbeat("dev-0003", 80.0, -70, "ok", "2026-11-29T10:15:05Z", null);
+    Heartbeat a = heartbeat("dev-0001", 70.0, -70, "ok", "2026-11-29T10:15:06Z", null);
+    CoGbkResult group =
+        CoGbkResult.of(WindowedDeviceStats.READINGS_SIDE, List.of(a1, b1, a2))
+            .and(WindowedDeviceStats.HEARTBEATS_SIDE, List.of(c, a));
+
+    List<WindowedDeviceStats.DeviceRecords> devices =
+        List.copyOf(WindowedDeviceStats.DeviceRecords.of(group));
+
+    assertThat(devices)
+        .extracting(d -> d.deviceId)
+        .containsExactly("dev-0001", "dev-0002", "dev-0003");
+    assertThat(devices.get(0).readings).containsExactly(a1, a2);
+    assertThat(devices.get(0).heartbeats).containsExactly(a);
+    assertThat(devices.get(1).readings).containsExactly(b1);
+    assertThat(devices.get(1).heartbeats).isEmpty();
+    assertThat(devices.get(2).readings).isEmpty();
+    assertThat(devices.get(2).heartbeats).containsExactly(c);
   }
 
   @Test

@@ -35,6 +35,21 @@ public class BeamPipelineExtension implements ParameterResolver, InvocationInter
       ReflectiveInvocationContext<Method> invocationContext,
       ExtensionContext context)
       throws Throwable {
+    runWithRule(invocation, context);
+  }
+
+  /** A parameterized test: each of its runs gets a fresh pipeline and the rule's checks. */
+  @Override
+  public void interceptTestTemplateMethod(
+      Invocation<Void> invocation,
+      ReflectiveInvocationContext<Method> invocationContext,
+      ExtensionContext context)
+      throws Throwable {
+    runWithRule(invocation, context);
+  }
+
+  private static void runWithRule(Invocation<Void> invocation, ExtensionContext context)
+      throws Throwable {
     TestPipeline pipeline = context.getStore(NS).get("pipeline", TestPipeline.class);
     if (pipeline == null) {
       invocation.proceed();
