@@ -121,8 +121,13 @@ public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
     }
   }
 
+  /**
+   * {@code date=…/hour=HH}. Not {@code String.format}: it parses its pattern for every row, 3 % of
+   * the CPU of the IoT replay on the DirectRunner (JFR, 2026-12-04).
+   */
   static String hourPartition(BronzeEvent e) {
-    return "date=" + e.getDate() + "/hour=" + String.format("%02d", e.getHour());
+    int hour = e.getHour();
+    return "date=" + e.getDate() + (hour < 10 ? "/hour=0" : "/hour=") + hour;
   }
 
   /** {@code stage=…/date=…}: the partition of a dead letter in either pipeline's quarantine. */
