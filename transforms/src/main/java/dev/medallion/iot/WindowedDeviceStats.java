@@ -146,12 +146,14 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     return new WindowedDeviceStats(allowedLateness, watermarkSlack, catalog, devices);
   }
 
-  /** The number of device groups of a bounded input; 0: device by device. */
-  int deviceGroups(PCollection<?> input) {
-    if (input.isBounded() != PCollection.IsBounded.BOUNDED || expectedDevices <= 0) {
-      return 0;
+  /** The number of device groups when every input is bounded; 0: device by device. */
+  int deviceGroups(PCollection<?>... inputs) {
+    for (PCollection<?> input : inputs) {
+      if (input.isBounded() != PCollection.IsBounded.BOUNDED) {
+        return 0;
+      }
     }
-    return (expectedDevices + DEVICES_PER_GROUP - 1) / DEVICES_PER_GROUP;
+    return expectedDevices <= 0 ? 0 : (expectedDevices + DEVICES_PER_GROUP - 1) / DEVICES_PER_GROUP;
   }
 
   /** The join key of a device: the device itself, or its group of {@code groups}. */
@@ -195,7 +197,9 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     PCollection<Heartbeat> windowedHeartbeats =
         heartbeats.get(ONTIME_HEARTBEATS).apply("MinuteWindowsHeartbeats", minuteWindows());
 
-    int groups = deviceGroups(silver.get(ValidateAndEnrich.READINGS));
+    int groups =
+        deviceGroups(
+            silver.get(ValidateAndEnrich.READINGS), silver.get(ValidateAndEnrich.HEARTBEATS));
     PCollectionTuple deviceMinute =
         joinBy(
                 "Device",

@@ -14,6 +14,7 @@ import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.join.CoGbkResult;
 import org.apache.beam.sdk.transforms.join.CoGbkResultSchema;
@@ -21,6 +22,7 @@ import org.apache.beam.sdk.transforms.join.UnionCoder;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TupleTagList;
+import org.apache.beam.sdk.values.TypeDescriptors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -31,24 +33,26 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(BeamPipelineExtension.class)
 class GoldFailsafeTest {
-  @Test
-  void aGroupWhoseRowThrowsBecomesGoldDeadLetters(TestPipeline p) throws Exception {
-    SensorReading r = Events.reading("dev-0001", "temperature", 21.5, "2026-11-29T10:15:10Z", null);
-    Heartbeat h = Events.heartbeat("dev-0001", 80, -60, "ok", "2026-11-29T10:15:30Z", null);
+  /**
+   * The device-row step applied to one joined group outside any minute window, as a wiring bug
+   * would hand it on: every row it tries throws.
+   */
+  private static PCollectionTuple deviceRowsOutsideAWindow(
+      TestPipeline p, String key, List<SensorReading> readings, List<Heartbeat> heartbeats)
+      throws Exception {
     Coder<SensorReading> readingCoder = p.getSchemaRegistry().getSchemaCoder(SensorReading.class);
     Coder<Heartbeat> heartbeatCoder = p.getSchemaRegistry().getSchemaCoder(Heartbeat.class);
     CoGbkResult group =
-        CoGbkResult.of(WindowedDeviceStats.READINGS_SIDE, List.of(r))
-            .and(WindowedDeviceStats.HEARTBEATS_SIDE, List.of(h));
+        CoGbkResult.of(WindowedDeviceStats.READINGS_SIDE, readings)
+            .and(WindowedDeviceStats.HEARTBEATS_SIDE, heartbeats);
     Coder<CoGbkResult> groupCoder =
         CoGbkResult.CoGbkResultCoder.of(
             CoGbkResultSchema.of(
                 List.of(WindowedDeviceStats.READINGS_SIDE, WindowedDeviceStats.HEARTBEATS_SIDE)),
             UnionCoder.of(List.of(readingCoder, heartbeatCoder)));
-
     PCollectionTuple out =
         p.apply(
-                Create.of(KV.of("dev-0001", group))
+                Create.of(KV.of(key, group))
                     .withCoder(KvCoder.of(StringUtf8Coder.of(), groupCoder)))
             .apply(
                 ParDo.of(new WindowedDeviceStats.DeviceMinuteFn(SensorCatalog.DEFAULT))
@@ -57,6 +61,14 @@ class GoldFailsafeTest {
                         TupleTagList.of(DeadLetter.TAG).and(WindowedDeviceStats.SENSOR_MINUTE)));
     out.get(WindowedDeviceStats.DEVICE_MINUTE)
         .setRowSchema(GoldColumns.deviceMinute(SensorCatalog.DEFAULT));
+    return out;
+  }
+
+  @Test
+  void aGroupWhoseRowThrowsBecomesGoldDeadLetters(TestPipeline p) throws Exception {
+    SensorReading r = Events.reading("dev-0001", "temperature", 21.5, "2026-11-29T10:15:10Z", null);
+    Heartbeat h = Events.heartbeat("dev-0001", 80, -60, "ok", "2026-11-29T10:15:30Z", null);
+    PCollectionTuple out = deviceRowsOutsideAWindow(p, "dev-0001", List.of(r), List.of(h));
 
     String readingPayload = r.getRawPayload();
     String heartbeatPayload = h.getRawPayload();
@@ -76,6 +88,30 @@ class GoldFailsafeTest {
                   .containsExactlyInAnyOrder(readingPayload, heartbeatPayload);
               return null;
             });
+    p.run().waitUntilFinish();
+  }
+
+  /** A group of a bounded input's devices: every record of every failed device is quarantined. */
+  @Test
+  void eachDeviceOfAGroupWhoseRowsThrowIsQuarantinedWithAllItsRecords(TestPipeline p)
+      throws Exception {
+    SensorReading r1 =
+        Events.reading("dev-0001", "temperature", 21.5, "2026-11-29T10:15:10Z", null);
+    SensorReading r2 = Events.reading("dev-0002", "humidity", 40.0, "2026-11-29T10:15:20Z", null);
+    SensorReading r3 = Events.reading("dev-0002", "humidity", 41.0, "2026-11-29T10:15:40Z", null);
+    Heartbeat h = Events.heartbeat("dev-0003", 80, -60, "ok", "2026-11-29T10:15:30Z", null);
+    PCollectionTuple out =
+        deviceRowsOutsideAWindow(
+            p, WindowedDeviceStats.joinKey("dev-0001", 1), List.of(r1, r2, r3), List.of(h));
+
+    PAssert.that(out.get(WindowedDeviceStats.DEVICE_MINUTE)).empty();
+    PAssert.that(
+            out.get(DeadLetter.TAG)
+                .apply(
+                    MapElements.into(TypeDescriptors.strings())
+                        .via(DeadLetter::getOriginalPayload)))
+        .containsInAnyOrder(
+            r1.getRawPayload(), r2.getRawPayload(), r3.getRawPayload(), h.getRawPayload());
     p.run().waitUntilFinish();
   }
 

@@ -483,6 +483,8 @@ class WindowedDeviceStatsTest {
     assertThat(gold.withExpectedDevices(65).deviceGroups(bounded)).isEqualTo(2);
     assertThat(gold.withExpectedDevices(1000).deviceGroups(bounded)).isEqualTo(16);
     assertThat(gold.withExpectedDevices(1000).deviceGroups(unbounded)).isZero();
+    assertThat(gold.withExpectedDevices(1000).deviceGroups(bounded, unbounded)).isZero();
+    assertThat(gold.withExpectedDevices(1000).deviceGroups(bounded, bounded)).isEqualTo(16);
     assertThat(WindowedDeviceStats.joinKey("dev-0001", 0)).isEqualTo("dev-0001");
     assertThat(WindowedDeviceStats.joinKey("dev-0001", 1)).isEqualTo("group-0");
   }
