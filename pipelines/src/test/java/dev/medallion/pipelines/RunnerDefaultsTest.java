@@ -98,10 +98,20 @@ class RunnerDefaultsTest {
   }
 
   @Test
-  void theUsersJobOnSparkRecomputesRatherThanCachesUnlessSet() {
+  void theUsersJobAndIotReplaysOnSparkRecomputeRatherThanCacheUnlessSet() {
     assertThat(cacheDisabled(UsersOptions.class, "--runner=SparkRunner")).isTrue();
     assertThat(cacheDisabled(UsersOptions.class, "--runner=SparkRunner", "--cacheDisabled=false"))
         .isFalse();
+    assertThat(cacheDisabled(IotOptions.class, "--runner=SparkRunner", "--input=events.ndjson"))
+        .isTrue();
+    assertThat(
+            cacheDisabled(
+                IotOptions.class,
+                "--runner=SparkRunner",
+                "--input=events.ndjson",
+                "--cacheDisabled=false"))
+        .isFalse();
+    // an IoT stream (the generator, Kafka) keeps the cache
     assertThat(cacheDisabled(IotOptions.class, "--runner=SparkRunner")).isFalse();
     assertThat(cacheDisabled(UsersOptions.class)).isFalse();
   }
