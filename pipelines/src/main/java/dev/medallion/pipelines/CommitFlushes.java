@@ -41,6 +41,9 @@ final class CommitFlushes extends PTransform<PCollection<KV<String, String>>, PD
     this.every = every;
   }
 
+  /** The counter of table commits. */
+  static final String COMMITS = "iceberg_commits";
+
   static CommitFlushes to(LakeTables.Config tables, String table, String runId, Duration every) {
     return new CommitFlushes(tables, table, runId, every);
   }
@@ -71,7 +74,7 @@ final class CommitFlushes extends PTransform<PCollection<KV<String, String>>, PD
   static class CommitFn extends DoFn<KV<String, Iterable<String>>, Void> {
     private final LakeTables.Config config;
     private final String runId;
-    private final Counter commits = Metrics.counter("medallion", "iceberg_commits");
+    private final Counter commits = Metrics.counter("medallion", COMMITS);
     private transient LakeTables tables;
 
     CommitFn(LakeTables.Config config, String runId) {

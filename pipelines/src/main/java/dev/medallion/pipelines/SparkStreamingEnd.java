@@ -23,6 +23,16 @@ final class SparkStreamingEnd {
   /** Micro-batches completed after the sources ended, before the job is stopped. */
   static final int SETTLE_BATCHES = 4;
 
+  /**
+   * Micro-batches in a row without a new table commit before the job is stopped: under load the
+   * last flushes may still be on their way to their commit after {@link #SETTLE_BATCHES} (a CI run
+   * on 2026-12-04 found a live run's Silver readings never committed).
+   */
+  static final int QUIET_BATCHES = 2;
+
+  /** The most micro-batches waited for after the sources ended, quiet or not. */
+  static final int MAX_SETTLE_BATCHES = 16;
+
   private SparkStreamingEnd() {}
 
   /** Whether {@code result} is a Spark streaming job's. */
@@ -37,7 +47,9 @@ final class SparkStreamingEnd {
   static PipelineResult await(PipelineResult result, Duration settle) throws IOException {
     boolean ended = false;
     int batchesSince = 0;
+    int quietBatches = 0;
     long lastBatch = -1;
+    long lastCommits = -1;
     long endedAtNanos = 0;
     while (true) {
       PipelineResult.State state = result.waitUntilFinish(Duration.standardSeconds(1));
@@ -56,9 +68,12 @@ final class SparkStreamingEnd {
       if (batch != lastBatch) {
         batchesSince++;
         lastBatch = batch;
+        long commits = commits(result);
+        quietBatches = commits == lastCommits ? quietBatches + 1 : 0;
+        lastCommits = commits;
       }
       boolean settled = System.nanoTime() - endedAtNanos >= settle.getMillis() * 1_000_000L;
-      if (batchesSince >= SETTLE_BATCHES && settled) {
+      if (mayStop(batchesSince, quietBatches, settled)) {
         try {
           result.cancel(); // a graceful stop of the streaming context
         } catch (RuntimeException e) {
@@ -70,6 +85,27 @@ final class SparkStreamingEnd {
         }
         return new Ended(result);
       }
+    }
+  }
+
+  /**
+   * Whether a job whose sources ended {@code batchesSince} micro-batches ago may be stopped: after
+   * {@link #SETTLE_BATCHES} and the settle time, once no table was committed in the last {@link
+   * #QUIET_BATCHES}, or after {@link #MAX_SETTLE_BATCHES} in any case.
+   */
+  static boolean mayStop(int batchesSince, int quietBatches, boolean settled) {
+    if (batchesSince < SETTLE_BATCHES || !settled) {
+      return false;
+    }
+    return quietBatches >= QUIET_BATCHES || batchesSince >= MAX_SETTLE_BATCHES;
+  }
+
+  /** The table commits the job made so far ({@link CommitFlushes}); -1 when not known yet. */
+  private static long commits(PipelineResult result) {
+    try {
+      return Progress.counters(result).getOrDefault(CommitFlushes.COMMITS, 0L);
+    } catch (RuntimeException e) {
+      return -1;
     }
   }
 
