@@ -756,6 +756,7 @@ public final class IotJob {
    */
   private static PCollectionTuple reingested(
       Pipeline p, IotOptions o, List<String> files, LakeTables tables, IotReingest reingest) {
+    Map<String, Device> registry = registry(o);
     PCollectionTuple bronze =
         source(p, o, files)
             .apply(
@@ -765,7 +766,7 @@ public final class IotJob {
             .get(IotMedallion.BRONZE)
             .apply(
                 "Silver",
-                ValidateAndEnrich.withRegistry(registry(o))
+                ValidateAndEnrich.withRegistry(registry)
                     .withMaxAheadOfArrival(Duration.standardSeconds(o.getMaxFutureSeconds()))
                     .withCatalog(sensorCatalog(o)));
     PCollection<SensorReading> readings =
@@ -795,7 +796,7 @@ public final class IotJob {
                         Duration.standardSeconds(o.getAllowedLatenessSeconds()),
                         Duration.standardSeconds(o.getWatermarkSlackSeconds()))
                     .withCatalog(sensorCatalog(o))
-                    .withExpectedDevices(registry(o).size()));
+                    .withExpectedDevices(registry.size()));
     PCollection<DeadLetter> deadLetters =
         PCollectionList.of(bronze.get(IotMedallion.DEAD_LETTERS))
             .and(silver.get(IotMedallion.DEAD_LETTERS))

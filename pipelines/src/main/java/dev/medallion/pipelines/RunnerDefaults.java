@@ -91,12 +91,14 @@ public final class RunnerDefaults {
    * that two steps read ({@code --cacheDisabled=true} unless set): every such PCollection of theirs
    * is a step or two after a point the runner keeps anyway (the outputs of a multi-output step,
    * which it persists whatever the flag, or a shuffle, whose files Spark reuses), and those steps
-   * are deterministic (the job's ingest time is one instant), so recomputing them gives the same
-   * rows and costs less than writing every row to disk and reading it back. Every step that counts
-   * records is a multi-output step, so nothing is counted twice. Measured on {@code local[2]} with
-   * {@code -Xmx2g}: 2,040,020 user events 85 s and 90 s against 97 s and 104 s cached (2026-12-02);
-   * the IoT replay of 995,451 events 34.6 s against 41 to 67 s cached (2026-12-04), Gold equal to
-   * the DirectRunner's. Not for IoT streams (Kafka, the generator), which are not replayed alike.
+   * are deterministic (the users job's ingest time is one instant; an IoT replay takes each
+   * record's ingest time in Bronze's multi-output step, which is kept), so recomputing them gives
+   * the same rows and costs less than writing every row to disk and reading it back. Every step
+   * that counts records is a multi-output step, so nothing is counted twice. Measured on {@code
+   * local[2]} with {@code -Xmx2g}: 2,040,020 user events 85 s and 90 s against 97 s and 104 s
+   * cached (2026-12-02); the IoT replay of 995,451 events 34.6 s against 41 to 67 s cached
+   * (2026-12-04), Gold equal to the DirectRunner's. Not for IoT streams (Kafka, the generator),
+   * which are not replayed alike.
    */
   private static void recomputeRatherThanCache(String[] args, PipelineOptions options) {
     boolean set = Arrays.stream(args).anyMatch(a -> a.startsWith("--cacheDisabled"));

@@ -90,7 +90,9 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
         devices != null
             ? ParDo.of(ValidateFn.fromView(devices, maxAheadOfArrival, catalog))
                 .withSideInputs(devices)
-            : ParDo.of(ValidateFn.fromRegistry(registry, maxAheadOfArrival, catalog));
+            : ParDo.of(
+                ValidateFn.fromRegistry(
+                    Objects.requireNonNull(registry), maxAheadOfArrival, catalog));
     return bronze.apply(
         "ValidateRecord",
         validate.withOutputTags(READINGS, TupleTagList.of(HEARTBEATS).and(QUARANTINE)));
@@ -142,11 +144,8 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
     }
 
     static ValidateFn fromRegistry(
-        @Nullable HashMap<String, Device> registry,
-        Duration maxAheadOfArrival,
-        SensorCatalog catalog) {
-      return new ValidateFn(
-          null, registry == null ? new HashMap<>() : registry, maxAheadOfArrival, catalog);
+        HashMap<String, Device> registry, Duration maxAheadOfArrival, SensorCatalog catalog) {
+      return new ValidateFn(null, registry, maxAheadOfArrival, catalog);
     }
 
     @StartBundle

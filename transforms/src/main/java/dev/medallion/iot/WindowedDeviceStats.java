@@ -52,10 +52,11 @@ import org.joda.time.Instant;
 /**
  * Gold: 1-minute fixed event-time windows (aligned on the minute; an event at 10:16:00.000 is in
  * the 10:16 window) over Silver readings and heartbeats, joined per device with {@link
- * CoGroupByKey} as a full outer join ({@link #DEVICE_MINUTE}) and rolled up per site ({@link
- * #SITE_MINUTE}) from the devices' aggregates (only the device join holds records), both with the
- * sensor catalog's aggregates as columns ({@link GoldColumns}); per device and sensor type of the
- * catalog ({@link #SENSOR_MINUTE}).
+ * CoGroupByKey} as a full outer join ({@link #DEVICE_MINUTE}; a bounded input's devices are grouped
+ * per key, see {@link #withExpectedDevices}) and rolled up per site ({@link #SITE_MINUTE}) from the
+ * devices' aggregates (only the device join holds records), both with the sensor catalog's
+ * aggregates as columns ({@link GoldColumns}); per device and sensor type of the catalog ({@link
+ * #SENSOR_MINUTE}).
  *
  * <p>The window fires when the watermark passes its end, then for late records within the allowed
  * lateness once more {@link #LATE_FIRING_DELAY} (processing time) after the first of them; panes
