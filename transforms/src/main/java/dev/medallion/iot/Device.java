@@ -1,7 +1,6 @@
 package dev.medallion.iot;
 
 import com.google.auto.value.AutoValue;
-import java.io.Serializable;
 import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
 import org.apache.beam.sdk.schemas.annotations.SchemaCaseFormat;
@@ -17,7 +16,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 @AutoValue
 @DefaultSchema(AutoValueSchema.class)
 @SchemaCaseFormat(CaseFormat.LOWER_UNDERSCORE)
-public abstract class Device implements Serializable {
+public abstract class Device {
   @SchemaFieldNumber("0")
   public abstract String getDeviceId();
 

@@ -24,8 +24,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * installed_at} are optional (no such column, or an empty value: null); other columns are ignored;
  * the order does not matter. A column mapping renames a registry's own column names to these
  * ({@code bridge_id=device_id,city=site}). It is small, so it is read once when the pipeline is
- * built and handed to Silver as a side input; a malformed registry, or one that lists no devices,
- * stops the job before it starts, with the line and the problem.
+ * built and travels with Silver's validating function, encoded (see {@link
+ * ValidateAndEnrich#withRegistry}); a malformed registry, or one that lists no devices, stops the
+ * job before it starts, with the line and the problem.
  */
 public final class DeviceRegistry {
   public static final List<String> REQUIRED = List.of("device_id", "site", "zone");

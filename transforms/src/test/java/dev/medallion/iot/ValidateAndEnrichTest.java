@@ -9,7 +9,9 @@ import dev.medallion.core.InvalidRecordException;
 import dev.medallion.core.RawEvent;
 import dev.medallion.testing.BeamPipelineExtension;
 import dev.medallion.testing.Events;
+import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.testing.PAssert;
@@ -17,6 +19,7 @@ import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.View;
+import org.apache.beam.sdk.util.SerializableUtils;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PCollectionView;
@@ -227,6 +230,17 @@ class ValidateAndEnrichTest {
             7,
             Instant.parse(arrival)),
         new Instant(0));
+  }
+
+  @Test
+  void aRegistryLoadedBeforeTheJobTravelsAsBytesNotAsDevices() {
+    Map<String, Device> devices = new HashMap<>(Events.DEVICES);
+    devices.put("dev-0004", Device.of("dev-0004", "oslo", "z9", null, null, null, null));
+    // A Device is not Serializable: a copy of the registry carries its encoded bytes only.
+    ValidateAndEnrich.FixedRegistry copy =
+        SerializableUtils.clone(ValidateAndEnrich.FixedRegistry.of(devices));
+    assertThat(copy.devices()).isEqualTo(devices);
+    assertThat(Serializable.class.isAssignableFrom(Device.class)).isFalse();
   }
 
   @Test
