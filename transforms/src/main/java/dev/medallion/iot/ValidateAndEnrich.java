@@ -157,7 +157,8 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
 
     @StartBundle
     public void startBundle() {
-      // a streamed registry may have changed since the last bundle
+      // the registry loaded before the job; a streamed one is read again in each bundle, as it
+      // may have changed since the last
       registry = fixed == null ? null : fixed.devices();
       registryWindow = null;
     }
