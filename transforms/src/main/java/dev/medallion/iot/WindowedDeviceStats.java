@@ -3,6 +3,7 @@ package dev.medallion.iot;
 import dev.medallion.core.DeadLetter;
 import dev.medallion.core.Failsafe;
 import dev.medallion.core.InvalidRecordException;
+import dev.medallion.core.KeyedBatches;
 import dev.medallion.core.Rejections;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -138,10 +139,13 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   /**
    * A bounded input of about {@code devices} devices (the registry's size) is joined in groups of
    * about {@link #DEVICES_PER_GROUP} devices per key and window instead of device by device; each
-   * device still gets its own row, from its own records. In a bounded input every window fires
-   * once, when the input ends, so a group's pane is each of its devices' pane. An unbounded input
-   * is always joined device by device: a late pane then holds the records of its device only, and
-   * only that device's row is written again.
+   * device still gets its own row, from its own records. Its records reach the join in batches, a
+   * bundle's records of one group and window encoded together ({@link KeyedBatches}): the
+   * DirectRunner's grouping then sets timers and copies state per batch instead of per record (see
+   * the README, Benchmarks). In a bounded input every window fires once, when the input ends, so a
+   * group's pane is each of its devices' pane. An unbounded input is always joined device by
+   * device: a late pane then holds the records of its device only, and only that device's row is
+   * written again.
    */
   public WindowedDeviceStats withExpectedDevices(int devices) {
     return new WindowedDeviceStats(allowedLateness, watermarkSlack, catalog, devices);
@@ -201,16 +205,22 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     int groups =
         deviceGroups(
             silver.get(ValidateAndEnrich.READINGS), silver.get(ValidateAndEnrich.HEARTBEATS));
+    DeviceMinuteFn toDeviceMinute =
+        groups == 0
+            ? new DeviceMinuteFn(catalog)
+            : new DeviceMinuteFn(catalog)
+                .inBatches(windowedReadings.getCoder(), windowedHeartbeats.getCoder());
     PCollectionTuple deviceMinute =
         joinBy(
                 "Device",
                 windowedReadings,
                 windowedHeartbeats,
                 r -> joinKey(r.getDeviceId(), groups),
-                h -> joinKey(h.getDeviceId(), groups))
+                h -> joinKey(h.getDeviceId(), groups),
+                groups > 0)
             .apply(
                 "ToDeviceMinute",
-                ParDo.of(new DeviceMinuteFn(catalog))
+                ParDo.of(toDeviceMinute)
                     .withOutputTags(
                         DEVICE_MINUTE,
                         TupleTagList.of(TOO_LATE).and(SENSOR_MINUTE).and(SITE_PARTS)));
@@ -245,6 +255,8 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   private static final TupleTag<Heartbeat> ONTIME_HEARTBEATS = new TupleTag<>() {};
   static final TupleTag<SensorReading> READINGS_SIDE = new TupleTag<>() {};
   static final TupleTag<Heartbeat> HEARTBEATS_SIDE = new TupleTag<>() {};
+  static final TupleTag<byte[]> READING_BATCHES_SIDE = new TupleTag<>() {};
+  static final TupleTag<byte[]> HEARTBEAT_BATCHES_SIDE = new TupleTag<>() {};
 
   /**
    * A device's aggregates of a window with the index of the device's pane, keyed by its site part
@@ -329,11 +341,30 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
 
     /** A group's records by device, in the order of the devices' ids. */
     static Collection<DeviceRecords> of(CoGbkResult group) {
+      return of(group.getAll(READINGS_SIDE), group.getAll(HEARTBEATS_SIDE));
+    }
+
+    /** A group's records by device, from its batches ({@link KeyedBatches}). */
+    static Collection<DeviceRecords> ofBatches(
+        CoGbkResult group, Coder<SensorReading> readingCoder, Coder<Heartbeat> heartbeatCoder) {
+      List<SensorReading> readings = new ArrayList<>();
+      for (byte[] batch : group.getAll(READING_BATCHES_SIDE)) {
+        readings.addAll(KeyedBatches.decode(batch, readingCoder));
+      }
+      List<Heartbeat> heartbeats = new ArrayList<>();
+      for (byte[] batch : group.getAll(HEARTBEAT_BATCHES_SIDE)) {
+        heartbeats.addAll(KeyedBatches.decode(batch, heartbeatCoder));
+      }
+      return of(readings, heartbeats);
+    }
+
+    private static Collection<DeviceRecords> of(
+        Iterable<SensorReading> readings, Iterable<Heartbeat> heartbeats) {
       Map<String, DeviceRecords> devices = new TreeMap<>();
-      for (SensorReading r : group.getAll(READINGS_SIDE)) {
+      for (SensorReading r : readings) {
         devices.computeIfAbsent(r.getDeviceId(), DeviceRecords::new).readings.add(r);
       }
-      for (Heartbeat h : group.getAll(HEARTBEATS_SIDE)) {
+      for (Heartbeat h : heartbeats) {
         devices.computeIfAbsent(h.getDeviceId(), DeviceRecords::new).heartbeats.add(h);
       }
       return devices.values();
@@ -356,7 +387,17 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
       PCollection<SensorReading> readings,
       PCollection<Heartbeat> heartbeats,
       SerializableFunction<SensorReading, String> readingKey,
-      SerializableFunction<Heartbeat, String> heartbeatKey) {
+      SerializableFunction<Heartbeat, String> heartbeatKey,
+      boolean inBatches) {
+    if (inBatches) {
+      return KeyedPCollectionTuple.of(
+              READING_BATCHES_SIDE,
+              readings.apply("BatchReadingsBy" + name, KeyedBatches.by(readingKey)))
+          .and(
+              HEARTBEAT_BATCHES_SIDE,
+              heartbeats.apply("BatchHeartbeatsBy" + name, KeyedBatches.by(heartbeatKey)))
+          .apply("JoinPer" + name, CoGroupByKey.create());
+    }
     PCollection<KV<String, SensorReading>> r =
         readings.apply(
             "KeyReadingsBy" + name, WithKeys.of(readingKey).withKeyType(TypeDescriptors.strings()));
@@ -445,10 +486,29 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
    */
   static class DeviceMinuteFn extends DoFn<KV<String, CoGbkResult>, Row> {
     private final GoldColumns.Widen<DeviceMinute> widen;
+    // The coders of the records when they come in batches (a bounded input); null: one by one.
+    private final @Nullable Coder<SensorReading> readingBatches;
+    private final @Nullable Coder<Heartbeat> heartbeatBatches;
 
     DeviceMinuteFn(SensorCatalog catalog) {
-      this.widen =
-          GoldColumns.Widen.of(DeviceMinute.class, GoldColumns.deviceMinute(catalog), catalog);
+      this(
+          GoldColumns.Widen.of(DeviceMinute.class, GoldColumns.deviceMinute(catalog), catalog),
+          null,
+          null);
+    }
+
+    private DeviceMinuteFn(
+        GoldColumns.Widen<DeviceMinute> widen,
+        @Nullable Coder<SensorReading> readingBatches,
+        @Nullable Coder<Heartbeat> heartbeatBatches) {
+      this.widen = widen;
+      this.readingBatches = readingBatches;
+      this.heartbeatBatches = heartbeatBatches;
+    }
+
+    /** The same step over groups of {@link KeyedBatches} of records of these coders. */
+    DeviceMinuteFn inBatches(Coder<SensorReading> readings, Coder<Heartbeat> heartbeats) {
+      return new DeviceMinuteFn(widen, readings, heartbeats);
     }
 
     @ProcessElement
@@ -457,7 +517,11 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         BoundedWindow w,
         PaneInfo pane,
         MultiOutputReceiver out) {
-      for (DeviceRecords device : DeviceRecords.of(e.getValue())) {
+      Collection<DeviceRecords> devices =
+          readingBatches == null || heartbeatBatches == null
+              ? DeviceRecords.of(e.getValue())
+              : DeviceRecords.ofBatches(e.getValue(), readingBatches, heartbeatBatches);
+      for (DeviceRecords device : devices) {
         process(device, w, pane, out);
       }
     }

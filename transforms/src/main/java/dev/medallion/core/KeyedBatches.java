@@ -1,0 +1,126 @@
+package dev.medallion.core;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.coders.ByteArrayCoder;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.ListCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.util.CoderUtils;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+
+/**
+ * Records keyed for a grouping, in batches: each bundle's records of one key and one window are
+ * encoded together, with the input's coder, into one value of at most {@link #MAX_RECORDS} records
+ * ({@link #withMaxRecords}), stamped at the end of its window. {@link #decode} gives them back.
+ *
+ * <p>For a bounded input grouped by few keys. A grouping step costs the DirectRunner per value, not
+ * per byte: it sets timers and holds for every value, and copies every value of a key through its
+ * coder whenever it reads the key's state again (a byte array is copied as it is). Grouping a batch
+ * per key and window of a bundle instead of each record saves both; the records that reach each key
+ * and window are the same. The batch's timestamp, the end of its window, is where a grouping puts
+ * its output by default; a window's records are grouped, or dropped as expired, by their window,
+ * never by their own timestamps.
+ */
+public final class KeyedBatches<T>
+    extends PTransform<PCollection<T>, PCollection<KV<String, byte[]>>> {
+  /** A batch is handed on when it holds this many records, before its bundle ends. */
+  public static final int MAX_RECORDS = 2_000;
+
+  private final SerializableFunction<T, String> key;
+  private final int maxRecords;
+
+  private KeyedBatches(SerializableFunction<T, String> key, int maxRecords) {
+    this.key = key;
+    this.maxRecords = maxRecords;
+  }
+
+  /** Batches per {@code key} of a record and its window. */
+  public static <T> KeyedBatches<T> by(SerializableFunction<T, String> key) {
+    return new KeyedBatches<>(key, MAX_RECORDS);
+  }
+
+  /** At most {@code max} records to a batch instead of {@link #MAX_RECORDS}. */
+  public KeyedBatches<T> withMaxRecords(int max) {
+    if (max < 1) {
+      throw new IllegalArgumentException("a batch holds at least one record, not " + max);
+    }
+    return new KeyedBatches<>(key, max);
+  }
+
+  @Override
+  public PCollection<KV<String, byte[]>> expand(PCollection<T> records) {
+    return records
+        .apply(ParDo.of(new BatchFn<>(key, ListCoder.of(records.getCoder()), maxRecords)))
+        .setCoder(KvCoder.of(StringUtf8Coder.of(), ByteArrayCoder.of()));
+  }
+
+  /** The records of a batch, in the order they came. */
+  public static <T> List<T> decode(byte[] batch, Coder<T> coder) {
+    try {
+      return CoderUtils.decodeFromByteArray(ListCoder.of(coder), batch);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A bundle's open batches, by key and window, handed on when full and when the bundle ends. */
+  static final class BatchFn<T> extends DoFn<T, KV<String, byte[]>> {
+    private final SerializableFunction<T, String> key;
+    private final ListCoder<T> coder;
+    private final int maxRecords;
+    private transient Map<KV<String, BoundedWindow>, List<T>> open;
+
+    BatchFn(SerializableFunction<T, String> key, ListCoder<T> coder, int maxRecords) {
+      this.key = key;
+      this.coder = coder;
+      this.maxRecords = maxRecords;
+    }
+
+    @StartBundle
+    public void start() {
+      open = new LinkedHashMap<>();
+    }
+
+    @ProcessElement
+    public void process(
+        @Element T record, BoundedWindow window, OutputReceiver<KV<String, byte[]>> out) {
+      KV<String, BoundedWindow> at = KV.of(key.apply(record), window);
+      List<T> batch = open.computeIfAbsent(at, k -> new ArrayList<>());
+      batch.add(record);
+      if (batch.size() >= maxRecords) {
+        open.remove(at);
+        out.outputWithTimestamp(KV.of(at.getKey(), encode(batch)), window.maxTimestamp());
+      }
+    }
+
+    @FinishBundle
+    public void finish(FinishBundleContext c) {
+      open.forEach(
+          (at, batch) -> {
+            BoundedWindow window = at.getValue();
+            c.output(KV.of(at.getKey(), encode(batch)), window.maxTimestamp(), window);
+          });
+      open.clear();
+    }
+
+    private byte[] encode(List<T> batch) {
+      try {
+        return CoderUtils.encodeToByteArray(coder, batch);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+}

@@ -1,0 +1,103 @@
+package dev.medallion.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.medallion.testing.BeamPipelineExtension;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.testing.TestPipeline;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TimestampedValue;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Records in batches per key and window: every record comes back once, from a batch of its own key
+ * and window, stamped at the window's end, and no batch holds more than its maximum.
+ */
+@ExtendWith(BeamPipelineExtension.class)
+class KeyedBatchesTest {
+  private static final Instant T0 = Instant.parse("2026-11-29T10:15:00Z");
+
+  /**
+   * A batch as its key, its window's start, whether it is stamped at the window's end, its records.
+   */
+  static class DescribeFn extends DoFn<KV<String, byte[]>, String> {
+    @ProcessElement
+    public void process(
+        @Element KV<String, byte[]> batch,
+        @Timestamp Instant ts,
+        BoundedWindow w,
+        OutputReceiver<String> out) {
+      IntervalWindow window = (IntervalWindow) w;
+      List<String> records = KeyedBatches.decode(batch.getValue(), StringUtf8Coder.of());
+      out.output(
+          batch.getKey()
+              + " "
+              + window.start()
+              + (ts.equals(window.maxTimestamp()) ? " at-end " : " elsewhere ")
+              + records);
+    }
+  }
+
+  @Test
+  void eachRecordComesBackOnceInABatchOfItsKeyAndWindow(TestPipeline p) {
+    List<TimestampedValue<String>> records = new ArrayList<>();
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      records.add(TimestampedValue.of("a" + i, T0.plus(Duration.millis(1000L * i))));
+      expected.add("a" + i);
+    }
+    records.add(TimestampedValue.of("b0", T0.plus(Duration.standardSeconds(5))));
+    records.add(TimestampedValue.of("a-next", T0.plus(Duration.standardSeconds(61))));
+    expected.add("b0");
+    expected.add("a-next");
+
+    PCollection<String> batches =
+        p.apply(Create.timestamped(records).withCoder(StringUtf8Coder.of()))
+            .apply(Window.into(FixedWindows.of(Duration.standardMinutes(1))))
+            .apply(KeyedBatches.<String>by(r -> r.substring(0, 1)).withMaxRecords(3))
+            .apply(ParDo.of(new DescribeFn()));
+
+    PAssert.that(batches)
+        .satisfies(
+            described -> {
+              List<String> seen = new ArrayList<>();
+              for (String d : described) {
+                String[] parts = d.split(" ", 4);
+                assertThat(parts[2]).as(d).isEqualTo("at-end");
+                List<String> batch =
+                    List.of(parts[3].substring(1, parts[3].length() - 1).split(", "));
+                assertThat(batch).as(d).hasSizeBetween(1, 3).allMatch(r -> r.startsWith(parts[0]));
+                String window =
+                    batch.contains("a-next")
+                        ? T0.plus(Duration.standardMinutes(1)).toString()
+                        : T0.toString();
+                assertThat(parts[1]).as(d).isEqualTo(window);
+                seen.addAll(batch);
+              }
+              assertThat(seen).containsExactlyInAnyOrderElementsOf(expected);
+              return null;
+            });
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void aBatchHoldsAtLeastOneRecord() {
+    assertThatThrownBy(() -> KeyedBatches.<String>by(r -> r).withMaxRecords(0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}
