@@ -29,6 +29,36 @@ public final class Rejections {
     return Metrics.counter(NAMESPACE, stage + "_accepted");
   }
 
+  /**
+   * The {@code <stage>_accepted} counter of one copy of a DoFn, added up over a bundle and
+   * incremented once when the bundle ends ({@link #flush}, from its {@code @FinishBundle}). The
+   * DirectRunner collects a step's metrics after every element: a counter incremented for each
+   * record made it build and merge an update per record. Hold one per DoFn, in a field.
+   */
+  public static final class Accepted implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final String stage;
+    private transient long count;
+
+    public Accepted(String stage) {
+      this.stage = stage;
+    }
+
+    /** One more record accepted in this bundle. */
+    public void add() {
+      count++;
+    }
+
+    /** Increments the counter by this bundle's records; call it when the bundle ends. */
+    public void flush() {
+      if (count > 0) {
+        accepted(stage).inc(count);
+        count = 0;
+      }
+    }
+  }
+
   public static void count(String stage, String reason) {
     Metrics.counter(NAMESPACE, stage + "_rejected").inc();
     Metrics.counter(NAMESPACE, stage + "_rejected_" + reasonCode(reason)).inc();

@@ -58,8 +58,7 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
 
   /** Classifies one raw line; {@link #classify} is the whole rule, for tests and tools. */
   static class ParseRawEventFn extends DoFn<RawEvent, BronzeEvent> {
-    private static final org.apache.beam.sdk.metrics.Counter ACCEPTED =
-        Rejections.accepted(DeadLetter.BRONZE);
+    private final Rejections.Accepted accepted = new Rejections.Accepted(DeadLetter.BRONZE);
     private final Rejections.Examples rejections = new Rejections.Examples();
     private final FieldMapping mapping;
 
@@ -80,8 +79,13 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
         out.get(DEAD_LETTERS).output(letter);
         return;
       }
-      ACCEPTED.inc();
+      accepted.add();
       out.get(EVENTS).outputWithTimestamp(event, event.getEventTs());
+    }
+
+    @FinishBundle
+    public void finishBundle() {
+      accepted.flush();
     }
 
     /** Events re-stamp lines with their own event time, which may be earlier than the source's. */

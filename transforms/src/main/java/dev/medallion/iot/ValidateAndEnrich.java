@@ -106,8 +106,7 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
   }
 
   static class ValidateFn extends DoFn<BronzeEvent, SensorReading> {
-    private static final org.apache.beam.sdk.metrics.Counter ACCEPTED =
-        Rejections.accepted(DeadLetter.SILVER);
+    private final Rejections.Accepted accepted = new Rejections.Accepted(DeadLetter.SILVER);
 
     /** The registry as a side input, or null when it was loaded before the job ({@link #fixed}). */
     private final @Nullable PCollectionView<Map<String, Device>> devices;
@@ -196,12 +195,17 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
         out.get(QUARANTINE).output(letter);
         return;
       }
-      ACCEPTED.inc();
+      accepted.add();
       if (reading != null) {
         out.get(READINGS).output(reading);
       } else {
         out.get(HEARTBEATS).output(heartbeat);
       }
+    }
+
+    @FinishBundle
+    public void finishBundle() {
+      accepted.flush();
     }
   }
 

@@ -102,7 +102,7 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
   }
 
   static class ParseUserEventFn extends DoFn<RawEvent, UserEventBronze> {
-    private static final org.apache.beam.sdk.metrics.Counter ACCEPTED = Rejections.accepted(STAGE);
+    private final Rejections.Accepted accepted = new Rejections.Accepted(STAGE);
     private final Rejections.Examples rejections = new Rejections.Examples();
 
     private final Instant now;
@@ -125,8 +125,13 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
         out.get(DEAD_LETTERS).output(letter);
         return;
       }
-      ACCEPTED.inc();
+      accepted.add();
       out.get(EVENTS).output(event);
+    }
+
+    @FinishBundle
+    public void finishBundle() {
+      accepted.flush();
     }
   }
 
