@@ -19,11 +19,13 @@ import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Records keyed for a grouping, in batches: each bundle's records of one key and one window are
- * encoded together, with the input's coder, into one value of at most {@link #MAX_RECORDS} records
- * ({@link #withMaxRecords}), stamped at the end of its window. {@link #decode} gives them back.
+ * encoded together, with the input's coder or one given ({@link #withCoder}), into one value of at
+ * most {@link #MAX_RECORDS} records ({@link #withMaxRecords}), stamped at the end of its window.
+ * {@link #decode} gives them back.
  *
  * <p>For a bounded input grouped by few keys. A grouping step costs the DirectRunner per value, not
  * per byte: it sets timers and holds for every value, and copies every value of a key through its
@@ -40,15 +42,18 @@ public final class KeyedBatches<T>
 
   private final SerializableFunction<T, String> key;
   private final int maxRecords;
+  private final @Nullable Coder<T> coder;
 
-  private KeyedBatches(SerializableFunction<T, String> key, int maxRecords) {
+  private KeyedBatches(
+      SerializableFunction<T, String> key, int maxRecords, @Nullable Coder<T> coder) {
     this.key = key;
     this.maxRecords = maxRecords;
+    this.coder = coder;
   }
 
   /** Batches per {@code key} of a record and its window. */
   public static <T> KeyedBatches<T> by(SerializableFunction<T, String> key) {
-    return new KeyedBatches<>(key, MAX_RECORDS);
+    return new KeyedBatches<>(key, MAX_RECORDS, null);
   }
 
   /** At most {@code max} records to a batch instead of {@link #MAX_RECORDS}. */
@@ -56,13 +61,21 @@ public final class KeyedBatches<T>
     if (max < 1) {
       throw new IllegalArgumentException("a batch holds at least one record, not " + max);
     }
-    return new KeyedBatches<>(key, max);
+    return new KeyedBatches<>(key, max, coder);
+  }
+
+  /** The records encoded with {@code coder} instead of the input's coder. */
+  public KeyedBatches<T> withCoder(Coder<T> coder) {
+    return new KeyedBatches<>(key, maxRecords, coder);
   }
 
   @Override
   public PCollection<KV<String, byte[]>> expand(PCollection<T> records) {
     return records
-        .apply(ParDo.of(new BatchFn<>(key, ListCoder.of(records.getCoder()), maxRecords)))
+        .apply(
+            ParDo.of(
+                new BatchFn<>(
+                    key, ListCoder.of(coder == null ? records.getCoder() : coder), maxRecords)))
         .setCoder(KvCoder.of(StringUtf8Coder.of(), ByteArrayCoder.of()));
   }
 

@@ -209,7 +209,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         groups == 0
             ? new DeviceMinuteFn(catalog)
             : new DeviceMinuteFn(catalog)
-                .inBatches(windowedReadings.getCoder(), windowedHeartbeats.getCoder());
+                .inBatches(SilverRecordCoders.READING, SilverRecordCoders.HEARTBEAT);
     PCollectionTuple deviceMinute =
         joinBy(
                 "Device",
@@ -392,10 +392,14 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     if (inBatches) {
       return KeyedPCollectionTuple.of(
               READING_BATCHES_SIDE,
-              readings.apply("BatchReadingsBy" + name, KeyedBatches.by(readingKey)))
+              readings.apply(
+                  "BatchReadingsBy" + name,
+                  KeyedBatches.by(readingKey).withCoder(SilverRecordCoders.READING)))
           .and(
               HEARTBEAT_BATCHES_SIDE,
-              heartbeats.apply("BatchHeartbeatsBy" + name, KeyedBatches.by(heartbeatKey)))
+              heartbeats.apply(
+                  "BatchHeartbeatsBy" + name,
+                  KeyedBatches.by(heartbeatKey).withCoder(SilverRecordCoders.HEARTBEAT)))
           .apply("JoinPer" + name, CoGroupByKey.create());
     }
     PCollection<KV<String, SensorReading>> r =
