@@ -24,6 +24,7 @@ import org.apache.beam.sdk.util.MimeTypes;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PDone;
 import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.WindowingStrategy;
 import org.apache.parquet.avro.AvroParquetWriter;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
@@ -79,14 +80,7 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
   @Override
   public PDone expand(PCollection<T> input) {
     ParquetRecords records = ParquetRecords.of(input.getSchema());
-    input
-        .apply(
-            "GlobalWindow",
-            // Whatever the input's windows and trigger, the manifest is written once, at the end.
-            Window.<T>into(new GlobalWindows())
-                .triggering(DefaultTrigger.of())
-                .withAllowedLateness(Duration.ZERO)
-                .discardingFiredPanes())
+    inTheGlobalWindow(input)
         .apply(
             "WriteBundleFiles",
             ParDo.of(
@@ -95,6 +89,25 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
         .apply("ListFiles", Combine.globally(new JoinLines()))
         .apply("WriteManifest", ParDo.of(new WriteManifestFn(manifest)));
     return PDone.in(input.getPipeline());
+  }
+
+  /**
+   * The input in the global window with the default trigger: whatever its windows and trigger, the
+   * manifest is written once, at the end. An input already there (Bronze's and Silver's rows) is
+   * not windowed again: the DirectRunner would run that step for every record.
+   */
+  private static <T> PCollection<T> inTheGlobalWindow(PCollection<T> input) {
+    WindowingStrategy<?, ?> windowing = input.getWindowingStrategy();
+    if (windowing.getWindowFn() instanceof GlobalWindows
+        && windowing.getTrigger() instanceof DefaultTrigger) {
+      return input;
+    }
+    return input.apply(
+        "GlobalWindow",
+        Window.<T>into(new GlobalWindows())
+            .triggering(DefaultTrigger.of())
+            .withAllowedLateness(Duration.ZERO)
+            .discardingFiredPanes());
   }
 
   /** Writes each bundle's records into one new file per partition; outputs the files' paths. */

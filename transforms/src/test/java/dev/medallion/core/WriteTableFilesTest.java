@@ -10,8 +10,15 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.runners.TransformHierarchy;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.windowing.AfterWatermark;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TimestampedValue;
+import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,5 +71,56 @@ class WriteTableFilesTest {
                 dir.resolve("t").toString(), r -> "date=" + r.getDate(), "e", manifest.toString()));
     write.run().waitUntilFinish();
     assertThat(Files.readString(manifest)).isEmpty();
+  }
+
+  @Test
+  void windowedRowsAreListedOnceAndRowsInTheGlobalWindowAreNotWindowedAgain() throws Exception {
+    List<SensorReading> rows =
+        List.of(
+            reading("dev-0001", "temperature", 20.0, "2026-10-01T10:15:10Z", null),
+            reading("dev-0001", "temperature", 21.0, "2026-10-01T10:16:10Z", null));
+    Path global = dir.resolve("_written/global.txt");
+    Path windowed = dir.resolve("_written/windowed.txt");
+    Pipeline write = Pipeline.create(PipelineOptionsFactory.create());
+    PCollection<SensorReading> input =
+        write.apply(
+            Create.timestamped(
+                rows.stream().map(r -> TimestampedValue.of(r, r.getEventTs())).toList()));
+    input.apply(
+        "WriteGlobal",
+        WriteTableFiles.<SensorReading>to(
+            dir.resolve("g").toString(), r -> "date=" + r.getDate(), "g", global.toString()));
+    input
+        .apply(
+            Window.<SensorReading>into(FixedWindows.of(Duration.standardMinutes(1)))
+                .triggering(AfterWatermark.pastEndOfWindow())
+                .withAllowedLateness(Duration.ZERO)
+                .accumulatingFiredPanes())
+        .apply(
+            "WriteWindowed",
+            WriteTableFiles.<SensorReading>to(
+                dir.resolve("w").toString(), r -> "date=" + r.getDate(), "w", windowed.toString()));
+    List<String> windowSteps = new ArrayList<>();
+    write.traverseTopologically(
+        new Pipeline.PipelineVisitor.Defaults() {
+          @Override
+          public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
+            if (node.getFullName().endsWith("/GlobalWindow")) {
+              windowSteps.add(node.getFullName());
+            }
+            return CompositeBehavior.ENTER_TRANSFORM;
+          }
+        });
+    write.run().waitUntilFinish();
+
+    assertThat(windowSteps).containsExactly("WriteWindowed/GlobalWindow");
+    for (Path manifest : List.of(global, windowed)) {
+      List<String> listed = Files.readAllLines(manifest);
+      assertThat(listed).doesNotHaveDuplicates().isNotEmpty();
+      Pipeline read = Pipeline.create(PipelineOptionsFactory.create());
+      PAssert.that(read.apply(ReadTable.ofFiles(listed, SensorReading.class)))
+          .containsInAnyOrder(rows);
+      read.run().waitUntilFinish();
+    }
   }
 }
