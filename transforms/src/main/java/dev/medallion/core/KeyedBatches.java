@@ -16,10 +16,16 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.transforms.windowing.PartitioningWindowFn;
+import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
 
 /**
  * Records keyed for a grouping, in batches: each bundle's records of one key and one window are
@@ -43,17 +49,36 @@ public final class KeyedBatches<T>
   private final SerializableFunction<T, String> key;
   private final int maxRecords;
   private final @Nullable Coder<T> coder;
+  private final @Nullable Window<KV<String, byte[]>> into;
 
   private KeyedBatches(
-      SerializableFunction<T, String> key, int maxRecords, @Nullable Coder<T> coder) {
+      SerializableFunction<T, String> key,
+      int maxRecords,
+      @Nullable Coder<T> coder,
+      @Nullable Window<KV<String, byte[]>> into) {
     this.key = key;
     this.maxRecords = maxRecords;
     this.coder = coder;
+    this.into = into;
   }
 
   /** Batches per {@code key} of a record and its window. */
   public static <T> KeyedBatches<T> by(SerializableFunction<T, String> key) {
-    return new KeyedBatches<>(key, MAX_RECORDS, null);
+    return new KeyedBatches<>(key, MAX_RECORDS, null, null);
+  }
+
+  /**
+   * Batches of an input in the global window per key and window of {@code window}, which must
+   * partition time ({@link FixedWindows}, say): each record's window is taken from its timestamp,
+   * and the batches, not the records, are windowed with {@code window}. The same batches as
+   * windowing the records first, without a step run for every record.
+   */
+  public KeyedBatches<T> into(Window<KV<String, byte[]>> window) {
+    if (!(window.getWindowFn() instanceof PartitioningWindowFn)) {
+      throw new IllegalArgumentException(
+          "batches go into windows that partition time, not " + window.getWindowFn());
+    }
+    return new KeyedBatches<>(key, maxRecords, coder, window);
   }
 
   /** At most {@code max} records to a batch instead of {@link #MAX_RECORDS}. */
@@ -61,22 +86,36 @@ public final class KeyedBatches<T>
     if (max < 1) {
       throw new IllegalArgumentException("a batch holds at least one record, not " + max);
     }
-    return new KeyedBatches<>(key, max, coder);
+    return new KeyedBatches<>(key, max, coder, into);
   }
 
   /** The records encoded with {@code coder} instead of the input's coder. */
   public KeyedBatches<T> withCoder(Coder<T> coder) {
-    return new KeyedBatches<>(key, maxRecords, coder);
+    return new KeyedBatches<>(key, maxRecords, coder, into);
   }
 
   @Override
   public PCollection<KV<String, byte[]>> expand(PCollection<T> records) {
-    return records
-        .apply(
-            ParDo.of(
-                new BatchFn<>(
-                    key, ListCoder.of(coder == null ? records.getCoder() : coder), maxRecords)))
-        .setCoder(KvCoder.of(StringUtf8Coder.of(), ByteArrayCoder.of()));
+    PartitioningWindowFn<?, ?> windows = null;
+    if (into != null) {
+      if (!(records.getWindowingStrategy().getWindowFn() instanceof GlobalWindows)) {
+        throw new IllegalArgumentException(
+            "records to batch into windows are in the global window, not "
+                + records.getWindowingStrategy().getWindowFn());
+      }
+      windows = (PartitioningWindowFn<?, ?>) into.getWindowFn();
+    }
+    PCollection<KV<String, byte[]>> batches =
+        records
+            .apply(
+                ParDo.of(
+                    new BatchFn<>(
+                        key,
+                        ListCoder.of(coder == null ? records.getCoder() : coder),
+                        maxRecords,
+                        windows)))
+            .setCoder(KvCoder.of(StringUtf8Coder.of(), ByteArrayCoder.of()));
+    return into == null ? batches : batches.apply(into);
   }
 
   /** The records of a batch, in the order they came. */
@@ -93,12 +132,19 @@ public final class KeyedBatches<T>
     private final SerializableFunction<T, String> key;
     private final ListCoder<T> coder;
     private final int maxRecords;
+    // The windows records are batched in; null: their own windows.
+    private final @Nullable PartitioningWindowFn<?, ?> windows;
     private transient Map<KV<String, BoundedWindow>, List<T>> open;
 
-    BatchFn(SerializableFunction<T, String> key, ListCoder<T> coder, int maxRecords) {
+    BatchFn(
+        SerializableFunction<T, String> key,
+        ListCoder<T> coder,
+        int maxRecords,
+        @Nullable PartitioningWindowFn<?, ?> windows) {
       this.key = key;
       this.coder = coder;
       this.maxRecords = maxRecords;
+      this.windows = windows;
     }
 
     @StartBundle
@@ -108,13 +154,17 @@ public final class KeyedBatches<T>
 
     @ProcessElement
     public void process(
-        @Element T record, BoundedWindow window, OutputReceiver<KV<String, byte[]>> out) {
-      KV<String, BoundedWindow> at = KV.of(key.apply(record), window);
+        @Element T record,
+        @Timestamp Instant timestamp,
+        BoundedWindow window,
+        OutputReceiver<KV<String, byte[]>> out) {
+      BoundedWindow batchWindow = windows == null ? window : windows.assignWindow(timestamp);
+      KV<String, BoundedWindow> at = KV.of(key.apply(record), batchWindow);
       List<T> batch = open.computeIfAbsent(at, k -> new ArrayList<>());
       batch.add(record);
       if (batch.size() >= maxRecords) {
         open.remove(at);
-        out.outputWithTimestamp(KV.of(at.getKey(), encode(batch)), window.maxTimestamp());
+        out.outputWithTimestamp(KV.of(at.getKey(), encode(batch)), batchWindow.maxTimestamp());
       }
     }
 
@@ -123,7 +173,10 @@ public final class KeyedBatches<T>
       open.forEach(
           (at, batch) -> {
             BoundedWindow window = at.getValue();
-            c.output(KV.of(at.getKey(), encode(batch)), window.maxTimestamp(), window);
+            c.output(
+                KV.of(at.getKey(), encode(batch)),
+                window.maxTimestamp(),
+                windows == null ? window : GlobalWindow.INSTANCE);
           });
       open.clear();
     }

@@ -151,10 +151,14 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     return new WindowedDeviceStats(allowedLateness, watermarkSlack, catalog, devices);
   }
 
-  /** The number of device groups when every input is bounded; 0: device by device. */
+  /**
+   * The number of device groups when every input is bounded and in the global window; 0: device by
+   * device.
+   */
   int deviceGroups(PCollection<?>... inputs) {
     for (PCollection<?> input : inputs) {
-      if (input.isBounded() != PCollection.IsBounded.BOUNDED) {
+      if (input.isBounded() != PCollection.IsBounded.BOUNDED
+          || !(input.getWindowingStrategy().getWindowFn() instanceof GlobalWindows)) {
         return 0;
       }
     }
@@ -197,11 +201,6 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
                     h.getSource(),
                     h.getSourceName()));
 
-    PCollection<SensorReading> windowedReadings =
-        readings.get(ONTIME_READINGS).apply("MinuteWindowsReadings", minuteWindows());
-    PCollection<Heartbeat> windowedHeartbeats =
-        heartbeats.get(ONTIME_HEARTBEATS).apply("MinuteWindowsHeartbeats", minuteWindows());
-
     int groups =
         deviceGroups(
             silver.get(ValidateAndEnrich.READINGS), silver.get(ValidateAndEnrich.HEARTBEATS));
@@ -211,13 +210,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
             : new DeviceMinuteFn(catalog)
                 .inBatches(SilverRecordCoders.READING, SilverRecordCoders.HEARTBEAT);
     PCollectionTuple deviceMinute =
-        joinBy(
-                "Device",
-                windowedReadings,
-                windowedHeartbeats,
-                r -> joinKey(r.getDeviceId(), groups),
-                h -> joinKey(h.getDeviceId(), groups),
-                groups > 0)
+        joinPerDevice(readings.get(ONTIME_READINGS), heartbeats.get(ONTIME_HEARTBEATS), groups)
             .apply(
                 "ToDeviceMinute",
                 ParDo.of(toDeviceMinute)
@@ -382,36 +375,46 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         DeadLetter.GOLD, e.getReason(), e.getMessage(), payload, source, sourceName, eventTs, now);
   }
 
-  private static PCollection<KV<String, CoGbkResult>> joinBy(
-      String name,
-      PCollection<SensorReading> readings,
-      PCollection<Heartbeat> heartbeats,
-      SerializableFunction<SensorReading, String> readingKey,
-      SerializableFunction<Heartbeat, String> heartbeatKey,
-      boolean inBatches) {
-    if (inBatches) {
+  /**
+   * The on-time records in minute windows, joined per device ({@code groups} 0) or per group of
+   * devices, in batches ({@link KeyedBatches}: the batches, not the records, are windowed).
+   */
+  private PCollection<KV<String, CoGbkResult>> joinPerDevice(
+      PCollection<SensorReading> readings, PCollection<Heartbeat> heartbeats, int groups) {
+    SerializableFunction<SensorReading, String> readingKey = r -> joinKey(r.getDeviceId(), groups);
+    SerializableFunction<Heartbeat, String> heartbeatKey = h -> joinKey(h.getDeviceId(), groups);
+    if (groups > 0) {
       return KeyedPCollectionTuple.of(
               READING_BATCHES_SIDE,
               readings.apply(
-                  "BatchReadingsBy" + name,
-                  KeyedBatches.by(readingKey).withCoder(SilverRecordCoders.READING)))
+                  "BatchReadingsByDevice",
+                  KeyedBatches.by(readingKey)
+                      .withCoder(SilverRecordCoders.READING)
+                      .into(minuteWindows())))
           .and(
               HEARTBEAT_BATCHES_SIDE,
               heartbeats.apply(
-                  "BatchHeartbeatsBy" + name,
-                  KeyedBatches.by(heartbeatKey).withCoder(SilverRecordCoders.HEARTBEAT)))
-          .apply("JoinPer" + name, CoGroupByKey.create());
+                  "BatchHeartbeatsByDevice",
+                  KeyedBatches.by(heartbeatKey)
+                      .withCoder(SilverRecordCoders.HEARTBEAT)
+                      .into(minuteWindows())))
+          .apply("JoinPerDevice", CoGroupByKey.create());
     }
     PCollection<KV<String, SensorReading>> r =
-        readings.apply(
-            "KeyReadingsBy" + name, WithKeys.of(readingKey).withKeyType(TypeDescriptors.strings()));
+        readings
+            .apply("MinuteWindowsReadings", minuteWindows())
+            .apply(
+                "KeyReadingsByDevice",
+                WithKeys.of(readingKey).withKeyType(TypeDescriptors.strings()));
     PCollection<KV<String, Heartbeat>> h =
-        heartbeats.apply(
-            "KeyHeartbeatsBy" + name,
-            WithKeys.of(heartbeatKey).withKeyType(TypeDescriptors.strings()));
+        heartbeats
+            .apply("MinuteWindowsHeartbeats", minuteWindows())
+            .apply(
+                "KeyHeartbeatsByDevice",
+                WithKeys.of(heartbeatKey).withKeyType(TypeDescriptors.strings()));
     return KeyedPCollectionTuple.of(READINGS_SIDE, r)
         .and(HEARTBEATS_SIDE, h)
-        .apply("JoinPer" + name, CoGroupByKey.create());
+        .apply("JoinPerDevice", CoGroupByKey.create());
   }
 
   private <T> PCollectionTuple splitTooLate(

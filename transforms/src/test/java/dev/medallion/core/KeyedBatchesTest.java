@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.medallion.testing.BeamPipelineExtension;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
@@ -15,6 +16,7 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.Sessions;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
@@ -23,6 +25,8 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Records in batches per key and window: every record comes back once, from a batch of its own key
@@ -53,8 +57,13 @@ class KeyedBatchesTest {
     }
   }
 
-  @Test
-  void eachRecordComesBackOnceInABatchOfItsKeyAndWindow(TestPipeline p) {
+  /**
+   * The same whether the records are windowed first and batched per their windows (false), or
+   * batched into windows from the global window (true).
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void eachRecordComesBackOnceInABatchOfItsKeyAndWindow(boolean intoWindows, TestPipeline p) {
     List<TimestampedValue<String>> records = new ArrayList<>();
     List<String> expected = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
@@ -66,10 +75,17 @@ class KeyedBatchesTest {
     expected.add("b0");
     expected.add("a-next");
 
+    PCollection<String> input =
+        p.apply(Create.timestamped(records).withCoder(StringUtf8Coder.of()));
+    KeyedBatches<String> byFirstLetter =
+        KeyedBatches.<String>by(r -> r.substring(0, 1)).withMaxRecords(3);
     PCollection<String> batches =
-        p.apply(Create.timestamped(records).withCoder(StringUtf8Coder.of()))
-            .apply(Window.into(FixedWindows.of(Duration.standardMinutes(1))))
-            .apply(KeyedBatches.<String>by(r -> r.substring(0, 1)).withMaxRecords(3))
+        (intoWindows
+                ? input.apply(
+                    byFirstLetter.into(Window.into(FixedWindows.of(Duration.standardMinutes(1)))))
+                : input
+                    .apply(Window.into(FixedWindows.of(Duration.standardMinutes(1))))
+                    .apply(byFirstLetter))
             .apply(ParDo.of(new DescribeFn()));
 
     PAssert.that(batches)
@@ -99,5 +115,25 @@ class KeyedBatchesTest {
   void aBatchHoldsAtLeastOneRecord() {
     assertThatThrownBy(() -> KeyedBatches.<String>by(r -> r).withMaxRecords(0))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void batchesGoOnlyIntoWindowsThatPartitionTimeFromTheGlobalWindow() {
+    assertThatThrownBy(
+            () ->
+                KeyedBatches.<String>by(r -> r)
+                    .into(Window.into(Sessions.withGapDuration(Duration.standardMinutes(1)))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("partition time");
+    Pipeline p = Pipeline.create(); // built, not run
+    PCollection<String> windowed =
+        p.apply(Create.of("a")).apply(Window.into(FixedWindows.of(Duration.standardMinutes(1))));
+    assertThatThrownBy(
+            () ->
+                windowed.apply(
+                    KeyedBatches.<String>by(r -> r)
+                        .into(Window.into(FixedWindows.of(Duration.standardMinutes(1))))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("global window");
   }
 }

@@ -21,7 +21,9 @@ import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.join.CoGbkResult;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.Row;
@@ -485,6 +487,9 @@ class WindowedDeviceStatsTest {
     assertThat(gold.withExpectedDevices(1000).deviceGroups(unbounded)).isZero();
     assertThat(gold.withExpectedDevices(1000).deviceGroups(bounded, unbounded)).isZero();
     assertThat(gold.withExpectedDevices(1000).deviceGroups(bounded, bounded)).isEqualTo(16);
+    PCollection<SensorReading> windowed =
+        bounded.apply(Window.into(FixedWindows.of(Duration.standardMinutes(1))));
+    assertThat(gold.withExpectedDevices(1000).deviceGroups(windowed)).isZero();
     assertThat(WindowedDeviceStats.joinKey("dev-0001", 0)).isEqualTo("dev-0001");
     assertThat(WindowedDeviceStats.joinKey("dev-0001", 1)).isEqualTo("group-0");
   }
