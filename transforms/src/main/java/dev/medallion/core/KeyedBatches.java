@@ -28,10 +28,11 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
- * Records keyed for a grouping, in batches: each bundle's records of one key and one window are
- * encoded together, with the input's coder or one given ({@link #withCoder}), into one value of at
- * most {@link #MAX_RECORDS} records ({@link #withMaxRecords}), stamped at the end of its window.
- * {@link #decode} gives them back.
+ * Records keyed for a grouping, in batches: each bundle's records of one key and one window (taken
+ * from their timestamps, {@link #into}) are encoded together, with the input's coder or one given
+ * ({@link #withCoder}), into one value of at most {@link #MAX_RECORDS} records ({@link
+ * #withMaxRecords}), stamped at the end of its window and put into it. {@link #decode} gives them
+ * back.
  *
  * <p>For a bounded input grouped by few keys. A grouping step costs the DirectRunner per value, not
  * per byte: it sets timers and holds for every value, and copies every value of a key through its
@@ -49,36 +50,32 @@ public final class KeyedBatches<T>
   private final SerializableFunction<T, String> key;
   private final int maxRecords;
   private final @Nullable Coder<T> coder;
-  private final @Nullable Window<KV<String, byte[]>> into;
+  private final Window<KV<String, byte[]>> into;
 
   private KeyedBatches(
       SerializableFunction<T, String> key,
+      Window<KV<String, byte[]>> into,
       int maxRecords,
-      @Nullable Coder<T> coder,
-      @Nullable Window<KV<String, byte[]>> into) {
+      @Nullable Coder<T> coder) {
     this.key = key;
+    this.into = into;
     this.maxRecords = maxRecords;
     this.coder = coder;
-    this.into = into;
-  }
-
-  /** Batches per {@code key} of a record and its window. */
-  public static <T> KeyedBatches<T> by(SerializableFunction<T, String> key) {
-    return new KeyedBatches<>(key, MAX_RECORDS, null, null);
   }
 
   /**
-   * Batches of an input in the global window per key and window of {@code window}, which must
-   * partition time ({@link FixedWindows}, say): each record's window is taken from its timestamp,
-   * and the batches, not the records, are windowed with {@code window}. The same batches as
-   * windowing the records first, without a step run for every record.
+   * Batches of an input in the global window per {@code key} and window of {@code window}, which
+   * must partition time ({@link FixedWindows}, say): each record's window is taken from its
+   * timestamp, and the batches, not the records, are windowed with {@code window}. The same batches
+   * as windowing the records first, without a step run for every record.
    */
-  public KeyedBatches<T> into(Window<KV<String, byte[]>> window) {
+  public static <T> KeyedBatches<T> into(
+      SerializableFunction<T, String> key, Window<KV<String, byte[]>> window) {
     if (!(window.getWindowFn() instanceof PartitioningWindowFn)) {
       throw new IllegalArgumentException(
           "batches go into windows that partition time, not " + window.getWindowFn());
     }
-    return new KeyedBatches<>(key, maxRecords, coder, window);
+    return new KeyedBatches<>(key, window, MAX_RECORDS, null);
   }
 
   /** At most {@code max} records to a batch instead of {@link #MAX_RECORDS}. */
@@ -86,36 +83,31 @@ public final class KeyedBatches<T>
     if (max < 1) {
       throw new IllegalArgumentException("a batch holds at least one record, not " + max);
     }
-    return new KeyedBatches<>(key, max, coder, into);
+    return new KeyedBatches<>(key, into, max, coder);
   }
 
   /** The records encoded with {@code coder} instead of the input's coder. */
   public KeyedBatches<T> withCoder(Coder<T> coder) {
-    return new KeyedBatches<>(key, maxRecords, coder, into);
+    return new KeyedBatches<>(key, into, maxRecords, coder);
   }
 
   @Override
   public PCollection<KV<String, byte[]>> expand(PCollection<T> records) {
-    PartitioningWindowFn<?, ?> windows = null;
-    if (into != null) {
-      if (!(records.getWindowingStrategy().getWindowFn() instanceof GlobalWindows)) {
-        throw new IllegalArgumentException(
-            "records to batch into windows are in the global window, not "
-                + records.getWindowingStrategy().getWindowFn());
-      }
-      windows = (PartitioningWindowFn<?, ?>) into.getWindowFn();
+    if (!(records.getWindowingStrategy().getWindowFn() instanceof GlobalWindows)) {
+      throw new IllegalArgumentException(
+          "records to batch into windows are in the global window, not "
+              + records.getWindowingStrategy().getWindowFn());
     }
-    PCollection<KV<String, byte[]>> batches =
-        records
-            .apply(
-                ParDo.of(
-                    new BatchFn<>(
-                        key,
-                        ListCoder.of(coder == null ? records.getCoder() : coder),
-                        maxRecords,
-                        windows)))
-            .setCoder(KvCoder.of(StringUtf8Coder.of(), ByteArrayCoder.of()));
-    return into == null ? batches : batches.apply(into);
+    return records
+        .apply(
+            ParDo.of(
+                new BatchFn<>(
+                    key,
+                    ListCoder.of(coder == null ? records.getCoder() : coder),
+                    maxRecords,
+                    (PartitioningWindowFn<?, ?>) into.getWindowFn())))
+        .setCoder(KvCoder.of(StringUtf8Coder.of(), ByteArrayCoder.of()))
+        .apply(into);
   }
 
   /** The records of a batch, in the order they came. */
@@ -127,20 +119,22 @@ public final class KeyedBatches<T>
     }
   }
 
-  /** A bundle's open batches, by key and window, handed on when full and when the bundle ends. */
+  /**
+   * A bundle's open batches, by key and window, handed on (still in the global window) when full
+   * and when the bundle ends.
+   */
   static final class BatchFn<T> extends DoFn<T, KV<String, byte[]>> {
     private final SerializableFunction<T, String> key;
     private final ListCoder<T> coder;
     private final int maxRecords;
-    // The windows records are batched in; null: their own windows.
-    private final @Nullable PartitioningWindowFn<?, ?> windows;
+    private final PartitioningWindowFn<?, ?> windows;
     private transient Map<KV<String, BoundedWindow>, List<T>> open;
 
     BatchFn(
         SerializableFunction<T, String> key,
         ListCoder<T> coder,
         int maxRecords,
-        @Nullable PartitioningWindowFn<?, ?> windows) {
+        PartitioningWindowFn<?, ?> windows) {
       this.key = key;
       this.coder = coder;
       this.maxRecords = maxRecords;
@@ -154,11 +148,8 @@ public final class KeyedBatches<T>
 
     @ProcessElement
     public void process(
-        @Element T record,
-        @Timestamp Instant timestamp,
-        BoundedWindow window,
-        OutputReceiver<KV<String, byte[]>> out) {
-      BoundedWindow batchWindow = windows == null ? window : windows.assignWindow(timestamp);
+        @Element T record, @Timestamp Instant timestamp, OutputReceiver<KV<String, byte[]>> out) {
+      BoundedWindow batchWindow = windows.assignWindow(timestamp);
       KV<String, BoundedWindow> at = KV.of(key.apply(record), batchWindow);
       List<T> batch = open.computeIfAbsent(at, k -> new ArrayList<>());
       batch.add(record);
@@ -174,9 +165,7 @@ public final class KeyedBatches<T>
           (at, batch) -> {
             BoundedWindow window = at.getValue();
             c.output(
-                KV.of(at.getKey(), encode(batch)),
-                window.maxTimestamp(),
-                windows == null ? window : GlobalWindow.INSTANCE);
+                KV.of(at.getKey(), encode(batch)), window.maxTimestamp(), GlobalWindow.INSTANCE);
           });
       open.clear();
     }

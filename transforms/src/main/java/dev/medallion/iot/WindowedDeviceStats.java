@@ -205,10 +205,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         deviceGroups(
             silver.get(ValidateAndEnrich.READINGS), silver.get(ValidateAndEnrich.HEARTBEATS));
     DeviceMinuteFn toDeviceMinute =
-        groups == 0
-            ? new DeviceMinuteFn(catalog)
-            : new DeviceMinuteFn(catalog)
-                .inBatches(SilverRecordCoders.READING, SilverRecordCoders.HEARTBEAT);
+        groups == 0 ? new DeviceMinuteFn(catalog) : new DeviceMinuteFn(catalog).inBatches();
     PCollectionTuple deviceMinute =
         joinPerDevice(readings.get(ONTIME_READINGS), heartbeats.get(ONTIME_HEARTBEATS), groups)
             .apply(
@@ -338,15 +335,14 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     }
 
     /** A group's records by device, from its batches ({@link KeyedBatches}). */
-    static Collection<DeviceRecords> ofBatches(
-        CoGbkResult group, Coder<SensorReading> readingCoder, Coder<Heartbeat> heartbeatCoder) {
+    static Collection<DeviceRecords> ofBatches(CoGbkResult group) {
       List<SensorReading> readings = new ArrayList<>();
       for (byte[] batch : group.getAll(READING_BATCHES_SIDE)) {
-        readings.addAll(KeyedBatches.decode(batch, readingCoder));
+        readings.addAll(KeyedBatches.decode(batch, SilverRecordCoders.READING));
       }
       List<Heartbeat> heartbeats = new ArrayList<>();
       for (byte[] batch : group.getAll(HEARTBEAT_BATCHES_SIDE)) {
-        heartbeats.addAll(KeyedBatches.decode(batch, heartbeatCoder));
+        heartbeats.addAll(KeyedBatches.decode(batch, SilverRecordCoders.HEARTBEAT));
       }
       return of(readings, heartbeats);
     }
@@ -388,16 +384,14 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
               READING_BATCHES_SIDE,
               readings.apply(
                   "BatchReadingsByDevice",
-                  KeyedBatches.by(readingKey)
-                      .withCoder(SilverRecordCoders.READING)
-                      .into(minuteWindows())))
+                  KeyedBatches.into(readingKey, this.<KV<String, byte[]>>minuteWindows())
+                      .withCoder(SilverRecordCoders.READING)))
           .and(
               HEARTBEAT_BATCHES_SIDE,
               heartbeats.apply(
                   "BatchHeartbeatsByDevice",
-                  KeyedBatches.by(heartbeatKey)
-                      .withCoder(SilverRecordCoders.HEARTBEAT)
-                      .into(minuteWindows())))
+                  KeyedBatches.into(heartbeatKey, this.<KV<String, byte[]>>minuteWindows())
+                      .withCoder(SilverRecordCoders.HEARTBEAT)))
           .apply("JoinPerDevice", CoGroupByKey.create());
     }
     PCollection<KV<String, SensorReading>> r =
@@ -493,29 +487,23 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
    */
   static class DeviceMinuteFn extends DoFn<KV<String, CoGbkResult>, Row> {
     private final GoldColumns.Widen<DeviceMinute> widen;
-    // The coders of the records when they come in batches (a bounded input); null: one by one.
-    private final @Nullable Coder<SensorReading> readingBatches;
-    private final @Nullable Coder<Heartbeat> heartbeatBatches;
+    // Whether the records come in batches (a bounded input) or one by one.
+    private final boolean batches;
 
     DeviceMinuteFn(SensorCatalog catalog) {
       this(
           GoldColumns.Widen.of(DeviceMinute.class, GoldColumns.deviceMinute(catalog), catalog),
-          null,
-          null);
+          false);
     }
 
-    private DeviceMinuteFn(
-        GoldColumns.Widen<DeviceMinute> widen,
-        @Nullable Coder<SensorReading> readingBatches,
-        @Nullable Coder<Heartbeat> heartbeatBatches) {
+    private DeviceMinuteFn(GoldColumns.Widen<DeviceMinute> widen, boolean batches) {
       this.widen = widen;
-      this.readingBatches = readingBatches;
-      this.heartbeatBatches = heartbeatBatches;
+      this.batches = batches;
     }
 
-    /** The same step over groups of {@link KeyedBatches} of records of these coders. */
-    DeviceMinuteFn inBatches(Coder<SensorReading> readings, Coder<Heartbeat> heartbeats) {
-      return new DeviceMinuteFn(widen, readings, heartbeats);
+    /** The same step over groups of batches of records ({@link DeviceRecords#ofBatches}). */
+    DeviceMinuteFn inBatches() {
+      return new DeviceMinuteFn(widen, true);
     }
 
     @ProcessElement
@@ -525,9 +513,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         PaneInfo pane,
         MultiOutputReceiver out) {
       Collection<DeviceRecords> devices =
-          readingBatches == null || heartbeatBatches == null
-              ? DeviceRecords.of(e.getValue())
-              : DeviceRecords.ofBatches(e.getValue(), readingBatches, heartbeatBatches);
+          batches ? DeviceRecords.ofBatches(e.getValue()) : DeviceRecords.of(e.getValue());
       for (DeviceRecords device : devices) {
         process(device, w, pane, out);
       }

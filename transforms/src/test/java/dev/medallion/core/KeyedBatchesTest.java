@@ -25,8 +25,6 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Records in batches per key and window: every record comes back once, from a batch of its own key
@@ -57,13 +55,8 @@ class KeyedBatchesTest {
     }
   }
 
-  /**
-   * The same whether the records are windowed first and batched per their windows (false), or
-   * batched into windows from the global window (true).
-   */
-  @ParameterizedTest
-  @ValueSource(booleans = {false, true})
-  void eachRecordComesBackOnceInABatchOfItsKeyAndWindow(boolean intoWindows, TestPipeline p) {
+  @Test
+  void eachRecordComesBackOnceInABatchOfItsKeyAndWindow(TestPipeline p) {
     List<TimestampedValue<String>> records = new ArrayList<>();
     List<String> expected = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
@@ -75,17 +68,13 @@ class KeyedBatchesTest {
     expected.add("b0");
     expected.add("a-next");
 
-    PCollection<String> input =
-        p.apply(Create.timestamped(records).withCoder(StringUtf8Coder.of()));
-    KeyedBatches<String> byFirstLetter =
-        KeyedBatches.<String>by(r -> r.substring(0, 1)).withMaxRecords(3);
     PCollection<String> batches =
-        (intoWindows
-                ? input.apply(
-                    byFirstLetter.into(Window.into(FixedWindows.of(Duration.standardMinutes(1)))))
-                : input
-                    .apply(Window.into(FixedWindows.of(Duration.standardMinutes(1))))
-                    .apply(byFirstLetter))
+        p.apply(Create.timestamped(records).withCoder(StringUtf8Coder.of()))
+            .apply(
+                KeyedBatches.<String>into(
+                        r -> r.substring(0, 1),
+                        Window.into(FixedWindows.of(Duration.standardMinutes(1))))
+                    .withMaxRecords(3))
             .apply(ParDo.of(new DescribeFn()));
 
     PAssert.that(batches)
@@ -113,7 +102,11 @@ class KeyedBatchesTest {
 
   @Test
   void aBatchHoldsAtLeastOneRecord() {
-    assertThatThrownBy(() -> KeyedBatches.<String>by(r -> r).withMaxRecords(0))
+    assertThatThrownBy(
+            () ->
+                KeyedBatches.<String>into(
+                        r -> r, Window.into(FixedWindows.of(Duration.standardMinutes(1))))
+                    .withMaxRecords(0))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
@@ -121,8 +114,8 @@ class KeyedBatchesTest {
   void batchesGoOnlyIntoWindowsThatPartitionTimeFromTheGlobalWindow() {
     assertThatThrownBy(
             () ->
-                KeyedBatches.<String>by(r -> r)
-                    .into(Window.into(Sessions.withGapDuration(Duration.standardMinutes(1)))))
+                KeyedBatches.<String>into(
+                    r -> r, Window.into(Sessions.withGapDuration(Duration.standardMinutes(1)))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("partition time");
     Pipeline p = Pipeline.create(); // built, not run
@@ -131,8 +124,8 @@ class KeyedBatchesTest {
     assertThatThrownBy(
             () ->
                 windowed.apply(
-                    KeyedBatches.<String>by(r -> r)
-                        .into(Window.into(FixedWindows.of(Duration.standardMinutes(1))))))
+                    KeyedBatches.<String>into(
+                        r -> r, Window.into(FixedWindows.of(Duration.standardMinutes(1))))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("global window");
   }
