@@ -50,10 +50,13 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
 
   @Override
   public PCollectionTuple expand(PCollection<RawEvent> raw) {
-    return raw.apply(
-        "ParseRawEvent",
-        ParDo.of(new ParseRawEventFn(mapping))
-            .withOutputTags(EVENTS, TupleTagList.of(DEAD_LETTERS)));
+    PCollectionTuple parsed =
+        raw.apply(
+            "ParseRawEvent",
+            ParDo.of(new ParseRawEventFn(mapping))
+                .withOutputTags(EVENTS, TupleTagList.of(DEAD_LETTERS)));
+    parsed.get(EVENTS).setCoder(IotRecordCoders.BRONZE);
+    return parsed;
   }
 
   /** Classifies one raw line; {@link #classify} is the whole rule, for tests and tools. */

@@ -100,9 +100,13 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
             : ParDo.of(
                 ValidateFn.fromRegistry(
                     Objects.requireNonNull(registry), maxAheadOfArrival, catalog));
-    return bronze.apply(
-        "ValidateRecord",
-        validate.withOutputTags(READINGS, TupleTagList.of(HEARTBEATS).and(QUARANTINE)));
+    PCollectionTuple checked =
+        bronze.apply(
+            "ValidateRecord",
+            validate.withOutputTags(READINGS, TupleTagList.of(HEARTBEATS).and(QUARANTINE)));
+    checked.get(READINGS).setCoder(IotRecordCoders.READING);
+    checked.get(HEARTBEATS).setCoder(IotRecordCoders.HEARTBEAT);
+    return checked;
   }
 
   static class ValidateFn extends DoFn<BronzeEvent, SensorReading> {

@@ -338,11 +338,11 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     static Collection<DeviceRecords> ofBatches(CoGbkResult group) {
       List<SensorReading> readings = new ArrayList<>();
       for (byte[] batch : group.getAll(READING_BATCHES_SIDE)) {
-        readings.addAll(KeyedBatches.decode(batch, SilverRecordCoders.READING));
+        readings.addAll(KeyedBatches.decode(batch, IotRecordCoders.READING));
       }
       List<Heartbeat> heartbeats = new ArrayList<>();
       for (byte[] batch : group.getAll(HEARTBEAT_BATCHES_SIDE)) {
-        heartbeats.addAll(KeyedBatches.decode(batch, SilverRecordCoders.HEARTBEAT));
+        heartbeats.addAll(KeyedBatches.decode(batch, IotRecordCoders.HEARTBEAT));
       }
       return of(readings, heartbeats);
     }
@@ -385,13 +385,13 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
               readings.apply(
                   "BatchReadingsByDevice",
                   KeyedBatches.into(readingKey, this.<KV<String, byte[]>>minuteWindows())
-                      .withCoder(SilverRecordCoders.READING)))
+                      .withCoder(IotRecordCoders.READING)))
           .and(
               HEARTBEAT_BATCHES_SIDE,
               heartbeats.apply(
                   "BatchHeartbeatsByDevice",
                   KeyedBatches.into(heartbeatKey, this.<KV<String, byte[]>>minuteWindows())
-                      .withCoder(SilverRecordCoders.HEARTBEAT)))
+                      .withCoder(IotRecordCoders.HEARTBEAT)))
           .apply("JoinPerDevice", CoGroupByKey.create());
     }
     PCollection<KV<String, SensorReading>> r =

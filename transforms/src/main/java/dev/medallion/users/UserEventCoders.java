@@ -1,15 +1,13 @@
 package dev.medallion.users;
 
+import dev.medallion.core.OwnFormatSchemaCoder;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import org.apache.beam.sdk.schemas.NoSuchSchemaException;
 import org.apache.beam.sdk.schemas.SchemaCoder;
-import org.apache.beam.sdk.schemas.SchemaRegistry;
 import org.apache.beam.sdk.util.VarInt;
-import org.apache.beam.sdk.values.TypeDescriptor;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
@@ -21,10 +19,10 @@ import org.joda.time.Instant;
  * decoded three times (the runner keeps the parse's outputs on disk) and each Silver event once and
  * twice.
  *
- * <p>They are schema coders all the same (their schema, and its row functions, are the type's own),
- * so every schema-aware step, such as the table writers, sees the same PCollections. The encoding:
- * a bit per nullable field that is null, then the other fields in schema order (strings as a varint
- * length and UTF-8, instants and longs as varints, a double as its 8 bytes).
+ * <p>They are schema coders all the same ({@link OwnFormatSchemaCoder}), so every schema-aware
+ * step, such as the table writers, sees the same PCollections. The encoding: a bit per nullable
+ * field that is null, then the other fields in schema order (strings as a varint length and UTF-8,
+ * instants and longs as varints, a double as its 8 bytes).
  */
 final class UserEventCoders {
   private UserEventCoders() {}
@@ -39,37 +37,7 @@ final class UserEventCoders {
     return SilverCoder.INSTANCE;
   }
 
-  /** A schema coder of {@code type}'s own schema and row functions, with its own encoding. */
-  private abstract static class OwnCoder<T> extends SchemaCoder<T> {
-    private static final long serialVersionUID = 1L;
-
-    OwnCoder(Class<T> type) {
-      this(schemaCoder(type));
-    }
-
-    private OwnCoder(SchemaCoder<T> of) {
-      super(
-          of.getSchema(),
-          of.getEncodedTypeDescriptor(),
-          of.getToRowFunction(),
-          of.getFromRowFunction());
-    }
-
-    private static <T> SchemaCoder<T> schemaCoder(Class<T> type) {
-      SchemaRegistry registry = SchemaRegistry.createDefault();
-      try {
-        return SchemaCoder.of(
-            registry.getSchema(type),
-            TypeDescriptor.of(type),
-            registry.getToRowFunction(type),
-            registry.getFromRowFunction(type));
-      } catch (NoSuchSchemaException e) {
-        throw new IllegalStateException(type + " has no schema", e);
-      }
-    }
-  }
-
-  static final class BronzeCoder extends OwnCoder<UserEventBronze> {
+  static final class BronzeCoder extends OwnFormatSchemaCoder<UserEventBronze> {
     private static final long serialVersionUID = 1L;
     private static final BronzeCoder INSTANCE = new BronzeCoder();
 
@@ -140,7 +108,7 @@ final class UserEventCoders {
     }
   }
 
-  static final class SilverCoder extends OwnCoder<UserEvent> {
+  static final class SilverCoder extends OwnFormatSchemaCoder<UserEvent> {
     private static final long serialVersionUID = 1L;
     private static final SilverCoder INSTANCE = new SilverCoder();
 

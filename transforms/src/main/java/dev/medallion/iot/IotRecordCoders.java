@@ -1,5 +1,6 @@
 package dev.medallion.iot;
 
+import dev.medallion.core.OwnFormatSchemaCoder;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,27 +10,107 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import org.apache.beam.sdk.coders.AtomicCoder;
-import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.schemas.SchemaCoder;
 import org.apache.beam.sdk.util.VarInt;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
- * Coders of Silver's records written field by field, for Gold's batches ({@link
- * WindowedDeviceStats#withExpectedDevices}): every field, in declaration order, a flag before each
- * nullable one. The records' schema coders go through a Beam {@code Row} for each record (getters,
- * a null bitmap, a coder per field, and a builder to decode): encoding and decoding Gold's batches
- * with them was a tenth of the IoT replay's CPU samples (JFR, 2026-12-04).
+ * Coders of Bronze's and Silver's records written field by field: every field, in declaration
+ * order, a flag before each nullable one, the record's length first. They are schema coders of the
+ * records' own schemas ({@link OwnFormatSchemaCoder}), set on the PCollections of Bronze's events
+ * ({@link IngestToBronze}) and Silver's readings and heartbeats ({@link ValidateAndEnrich}), and
+ * they encode Gold's batches ({@link WindowedDeviceStats#withExpectedDevices}).
+ *
+ * <p>The records' schema coders go through a Beam {@code Row} for each record (getters, a null
+ * bitmap, a coder per field, and a builder to decode): encoding and decoding Gold's batches with
+ * them was a tenth of the IoT replay's CPU samples on the DirectRunner, and on Spark, where the
+ * outputs of Bronze's parse, Silver's checks and Gold's lateness split are kept encoded and decoded
+ * by each reader, a quarter (JFR, 2026-12-04).
  */
-final class SilverRecordCoders {
-  private SilverRecordCoders() {}
+final class IotRecordCoders {
+  private IotRecordCoders() {}
 
-  static final Coder<SensorReading> READING = new ReadingCoder();
-  static final Coder<Heartbeat> HEARTBEAT = new HeartbeatCoder();
+  static final SchemaCoder<BronzeEvent> BRONZE = new BronzeCoder();
+  static final SchemaCoder<SensorReading> READING = new ReadingCoder();
+  static final SchemaCoder<Heartbeat> HEARTBEAT = new HeartbeatCoder();
 
-  private static final class ReadingCoder extends AtomicCoder<SensorReading> {
+  private static final class BronzeCoder extends OwnFormatSchemaCoder<BronzeEvent> {
     private static final long serialVersionUID = 1L;
+
+    BronzeCoder() {
+      super(BronzeEvent.class);
+    }
+
+    @Override
+    public void encode(BronzeEvent e, OutputStream os) throws IOException {
+      Out out = new Out();
+      writeString(out, e.getEventKind());
+      writeString(out, e.getDeviceId());
+      out.writeLong(e.getEventTs().getMillis());
+      writeString(out, e.getRawPayload());
+      writeString(out, e.getSource());
+      writeString(out, e.getSourceKind());
+      writeString(out, e.getSourceName());
+      Integer partition = e.getSourcePartition();
+      out.writeBoolean(partition != null);
+      if (partition != null) {
+        out.writeInt(partition);
+      }
+      out.writeLong(e.getSourceOffset());
+      writeNullableInstant(out, e.getReceivedAt());
+      out.writeLong(e.getIngestTs().getMillis());
+      out.writeInt(e.getSchemaVersion());
+      writeString(out, e.getDate());
+      out.writeInt(e.getHour());
+      writeNullableString(out, e.getSensorType());
+      writeNullableDouble(out, e.getValue());
+      writeNullableString(out, e.getUnit());
+      writeNullableLong(out, e.getSeq());
+      writeNullableDouble(out, e.getBatteryPct());
+      writeNullableLong(out, e.getRssiDbm());
+      writeNullableString(out, e.getStatus());
+      writeNullableString(out, e.getTypeErrors());
+      writeNullableString(out, e.getExtra());
+      out.writeTo(os);
+    }
+
+    @Override
+    public BronzeEvent decode(InputStream is) throws IOException {
+      In in = In.of(is);
+      return new AutoValue_BronzeEvent(
+          readString(in),
+          readString(in),
+          new Instant(in.readLong()),
+          readString(in),
+          readString(in),
+          readString(in),
+          readString(in),
+          in.readBoolean() ? in.readInt() : null,
+          in.readLong(),
+          readNullableInstant(in),
+          new Instant(in.readLong()),
+          in.readInt(),
+          readString(in),
+          in.readInt(),
+          readNullableString(in),
+          readNullableDouble(in),
+          readNullableString(in),
+          readNullableLong(in),
+          readNullableDouble(in),
+          readNullableLong(in),
+          readNullableString(in),
+          readNullableString(in),
+          readNullableString(in));
+    }
+  }
+
+  private static final class ReadingCoder extends OwnFormatSchemaCoder<SensorReading> {
+    private static final long serialVersionUID = 1L;
+
+    ReadingCoder() {
+      super(SensorReading.class);
+    }
 
     @Override
     public void encode(SensorReading r, OutputStream os) throws IOException {
@@ -45,11 +126,7 @@ final class SilverRecordCoders {
       writeString(out, r.getUnit());
       out.writeDouble(r.getOriginalValue());
       writeString(out, r.getOriginalUnit());
-      Long seq = r.getSeq();
-      out.writeBoolean(seq != null);
-      if (seq != null) {
-        out.writeLong(seq);
-      }
+      writeNullableLong(out, r.getSeq());
       out.writeLong(r.getEventTs().getMillis());
       writeString(out, r.getDate());
       writeString(out, r.getRawPayload());
@@ -76,7 +153,7 @@ final class SilverRecordCoders {
           .setUnit(readString(in))
           .setOriginalValue(in.readDouble())
           .setOriginalUnit(readString(in))
-          .setSeq(in.readBoolean() ? in.readLong() : null)
+          .setSeq(readNullableLong(in))
           .setEventTs(new Instant(in.readLong()))
           .setDate(readString(in))
           .setRawPayload(readString(in))
@@ -87,13 +164,14 @@ final class SilverRecordCoders {
           .setExtra(readNullableString(in))
           .build();
     }
-
-    @Override
-    public void verifyDeterministic() {}
   }
 
-  private static final class HeartbeatCoder extends AtomicCoder<Heartbeat> {
+  private static final class HeartbeatCoder extends OwnFormatSchemaCoder<Heartbeat> {
     private static final long serialVersionUID = 1L;
+
+    HeartbeatCoder() {
+      super(Heartbeat.class);
+    }
 
     @Override
     public void encode(Heartbeat h, OutputStream os) throws IOException {
@@ -141,9 +219,6 @@ final class SilverRecordCoders {
           .setExtra(readNullableString(in))
           .build();
     }
-
-    @Override
-    public void verifyDeterministic() {}
   }
 
   /** A record's bytes, written into a growing array, then to the stream after their length. */
@@ -160,6 +235,12 @@ final class SilverRecordCoders {
     void writeBoolean(boolean b) {
       ensure(1);
       buf[n++] = (byte) (b ? 1 : 0);
+    }
+
+    void writeInt(int v) {
+      ensure(4);
+      INT.set(buf, n, v);
+      n += 4;
     }
 
     void writeLong(long v) {
@@ -205,6 +286,12 @@ final class SilverRecordCoders {
 
     boolean readBoolean() {
       return buf[at++] != 0;
+    }
+
+    int readInt() {
+      int v = (int) INT.get(buf, at);
+      at += 4;
+      return v;
     }
 
     long readLong() {
@@ -258,6 +345,17 @@ final class SilverRecordCoders {
 
   private static @Nullable Double readNullableDouble(In in) {
     return in.readBoolean() ? in.readDouble() : null;
+  }
+
+  private static void writeNullableLong(Out out, @Nullable Long v) {
+    out.writeBoolean(v != null);
+    if (v != null) {
+      out.writeLong(v);
+    }
+  }
+
+  private static @Nullable Long readNullableLong(In in) {
+    return in.readBoolean() ? in.readLong() : null;
   }
 
   private static void writeNullableInstant(Out out, @Nullable Instant t) {

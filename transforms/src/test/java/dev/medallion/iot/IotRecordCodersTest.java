@@ -1,0 +1,116 @@
+package dev.medallion.iot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.medallion.core.RawEvent;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.schemas.SchemaCoder;
+import org.apache.beam.sdk.schemas.SchemaRegistry;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.util.CoderUtils;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.Row;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Bronze's and Silver's record coders give back the very records they were given: records built
+ * from the records' schema with a distinct value in every field, and with every nullable field
+ * null, so a field added to a record and not to its coder fails here. They also agree with Beam's
+ * schema coders, are schema coders of the records' own schemas, and are the coders of the layers'
+ * outputs.
+ */
+class IotRecordCodersTest {
+  private static final SchemaRegistry SCHEMAS = SchemaRegistry.createDefault();
+
+  @Test
+  void bronzeEventsComeBackEqualWithEveryFieldAndWithTheirNullableFieldsNull() throws Exception {
+    roundTripsEveryField(BronzeEvent.class, IotRecordCoders.BRONZE);
+  }
+
+  @Test
+  void readingsComeBackEqualWithEveryFieldAndWithTheirNullableFieldsNull() throws Exception {
+    roundTripsEveryField(SensorReading.class, IotRecordCoders.READING);
+  }
+
+  @Test
+  void heartbeatsComeBackEqualWithEveryFieldAndWithTheirNullableFieldsNull() throws Exception {
+    roundTripsEveryField(Heartbeat.class, IotRecordCoders.HEARTBEAT);
+  }
+
+  @Test
+  void theyAreSchemaCodersOfTheRecordsOwnSchemasAndRowFunctions() throws Exception {
+    for (SchemaCoder<?> coder :
+        List.of(IotRecordCoders.BRONZE, IotRecordCoders.READING, IotRecordCoders.HEARTBEAT)) {
+      Class<?> type = coder.getEncodedTypeDescriptor().getRawType();
+      assertThat(coder.getSchema()).isEqualTo(SCHEMAS.getSchema(type));
+      Row row = recordRow(SCHEMAS.getSchema(type), false);
+      assertThat(toRow(coder, SCHEMAS.getFromRowFunction(type).apply(row))).isEqualTo(row);
+    }
+  }
+
+  @Test
+  void bronzeAndSilverOutputsAreEncodedByThem() {
+    Pipeline p = Pipeline.create();
+    PCollectionTuple bronze =
+        p.apply(Create.of(RawEvent.of("{}", "file", "x", null, 1, null)))
+            .apply(IngestToBronze.create());
+    PCollectionTuple silver =
+        bronze.get(IngestToBronze.EVENTS).apply(ValidateAndEnrich.withRegistry(Map.of()));
+    assertThat(bronze.get(IngestToBronze.EVENTS).getCoder()).isSameAs(IotRecordCoders.BRONZE);
+    assertThat(silver.get(ValidateAndEnrich.READINGS).getCoder()).isSameAs(IotRecordCoders.READING);
+    assertThat(silver.get(ValidateAndEnrich.HEARTBEATS).getCoder())
+        .isSameAs(IotRecordCoders.HEARTBEAT);
+  }
+
+  @SuppressWarnings("unchecked") // the row functions of the coder's own type
+  private static <T> Row toRow(SchemaCoder<T> coder, Object record) {
+    return coder.getToRowFunction().apply((T) record);
+  }
+
+  private static <T> void roundTripsEveryField(Class<T> type, Coder<T> coder) throws Exception {
+    Schema schema = SCHEMAS.getSchema(type);
+    T full = record(type, schema, false);
+    T sparse = record(type, schema, true);
+    assertThat(full).isNotEqualTo(sparse);
+    Coder<T> schemaCoder = SCHEMAS.getSchemaCoder(type);
+    for (T r : List.of(full, sparse)) {
+      assertThat(roundTrip(coder, r)).isEqualTo(r);
+      assertThat(roundTrip(coder, roundTrip(schemaCoder, r))).isEqualTo(roundTrip(schemaCoder, r));
+    }
+  }
+
+  /** A record of the schema: field i holds a value made from i (null if nullable and sparse). */
+  private static <T> T record(Class<T> type, Schema schema, boolean sparse) throws Exception {
+    return SCHEMAS.getFromRowFunction(type).apply(recordRow(schema, sparse));
+  }
+
+  private static Row recordRow(Schema schema, boolean sparse) {
+    Row.Builder row = Row.withSchema(schema);
+    for (int i = 0; i < schema.getFieldCount(); i++) {
+      Schema.Field field = schema.getField(i);
+      if (sparse && field.getType().getNullable()) {
+        row.addValue(null);
+        continue;
+      }
+      row.addValue(
+          switch (field.getType().getTypeName()) {
+            case STRING -> field.getName() + " ✓ " + i;
+            case DOUBLE -> i + 0.25;
+            case INT64 -> 1000L + i;
+            case INT32 -> 100 + i;
+            case DATETIME -> new Instant(1_764_000_000_000L + i);
+            default -> throw new IllegalStateException("no test value for " + field);
+          });
+    }
+    return row.build();
+  }
+
+  private static <T> T roundTrip(Coder<T> coder, T value) throws Exception {
+    return CoderUtils.decodeFromByteArray(coder, CoderUtils.encodeToByteArray(coder, value));
+  }
+}
