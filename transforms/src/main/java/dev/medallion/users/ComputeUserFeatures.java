@@ -14,7 +14,9 @@ import java.time.LocalDate;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
+import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.state.CombiningState;
@@ -47,7 +49,8 @@ import org.joda.time.Instant;
  * runners lift before the shuffle: what is shuffled and held is a few numbers per user, never the
  * events. A runner that keeps every partial sum of a {@code Combine} until its input ends (the
  * DirectRunner: one per bucket and bundle, which adds up to about one per event) is given {@link
- * #addingUpInState}: one sum per bucket, kept in state and added to as events come.
+ * #addingUpInState}: each bundle's sums per bucket, kept in state encoded and merged every few
+ * bundles and at the end ({@link UserTotals.MergedParts}).
  */
 public class ComputeUserFeatures extends PTransform<PCollection<UserEvent>, PCollectionTuple> {
   public static final TupleTag<UserFeatures> FEATURES = new TupleTag<>() {};
@@ -113,14 +116,16 @@ public class ComputeUserFeatures extends PTransform<PCollection<UserEvent>, PCol
         PCollection<KV<Integer, UserEvent>> events) {
       return events
           .apply("PerBundle", ParDo.of(new AddUpPerBundleFn()))
-          .setCoder(KvCoder.of(VarIntCoder.of(), UserTotals.CODER))
+          .setCoder(KvCoder.of(VarIntCoder.of(), ByteArrayCoder.of()))
           .apply("MergeInState", ParDo.of(new MergeInStateFn()));
     }
   }
 
-  /** The totals of each bucket (and window) of the bundle's events, given out as it finishes. */
-  static final class AddUpPerBundleFn
-      extends DoFn<KV<Integer, UserEvent>, KV<Integer, Map<String, UserTotals>>> {
+  /**
+   * The totals of each bucket (and window) of the bundle's events, given out encoded as it
+   * finishes.
+   */
+  static final class AddUpPerBundleFn extends DoFn<KV<Integer, UserEvent>, KV<Integer, byte[]>> {
     private final UserTotals.PerUser perUser = new UserTotals.PerUser();
     private transient Map<BoundedWindow, Map<Integer, Map<String, UserTotals>>> bundle;
 
@@ -144,30 +149,31 @@ public class ComputeUserFeatures extends PTransform<PCollection<UserEvent>, PCol
           (window, buckets) ->
               buckets.forEach(
                   (bucket, totals) ->
-                      c.output(KV.of(bucket, totals), window.maxTimestamp(), window)));
+                      c.output(
+                          KV.of(bucket, UserTotals.encode(totals)),
+                          window.maxTimestamp(),
+                          window)));
       bundle = null;
     }
   }
 
-  /** Merges a bucket's per-bundle totals in state; gives them out when the window ends. */
+  /**
+   * Merges a bucket's per-bundle totals in state ({@link UserTotals.MergedParts}: kept encoded);
+   * gives them out when the window ends.
+   */
   static final class MergeInStateFn
-      extends DoFn<KV<Integer, Map<String, UserTotals>>, KV<Integer, Map<String, UserTotals>>> {
+      extends DoFn<KV<Integer, byte[]>, KV<Integer, Map<String, UserTotals>>> {
     @StateId("totals")
-    private final StateSpec<
-            CombiningState<
-                Map<String, UserTotals>, Map<String, UserTotals>, Map<String, UserTotals>>>
-        totalsSpec = StateSpecs.combining(UserTotals.CODER, new UserTotals.Merged());
+    private final StateSpec<CombiningState<byte[], List<byte[]>, Map<String, UserTotals>>>
+        totalsSpec = StateSpecs.combining(UserTotals.PARTS_CODER, new UserTotals.MergedParts());
 
     @TimerId("end")
     private final TimerSpec endSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
     @ProcessElement
     public void process(
-        @Element KV<Integer, Map<String, UserTotals>> part,
-        @StateId("totals")
-            CombiningState<
-                    Map<String, UserTotals>, Map<String, UserTotals>, Map<String, UserTotals>>
-                totals,
+        @Element KV<Integer, byte[]> part,
+        @StateId("totals") CombiningState<byte[], List<byte[]>, Map<String, UserTotals>> totals,
         @TimerId("end") Timer end,
         BoundedWindow window) {
       totals.add(part.getValue());
@@ -177,10 +183,7 @@ public class ComputeUserFeatures extends PTransform<PCollection<UserEvent>, PCol
     @OnTimer("end")
     public void giveOut(
         @Key Integer bucket,
-        @StateId("totals")
-            CombiningState<
-                    Map<String, UserTotals>, Map<String, UserTotals>, Map<String, UserTotals>>
-                totals,
+        @StateId("totals") CombiningState<byte[], List<byte[]>, Map<String, UserTotals>> totals,
         OutputReceiver<KV<Integer, Map<String, UserTotals>>> out) {
       out.output(KV.of(bucket, totals.read()));
       totals.clear();

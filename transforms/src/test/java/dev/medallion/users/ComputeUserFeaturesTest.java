@@ -9,9 +9,13 @@ import org.junit.jupiter.api.Test;
 
 class ComputeUserFeaturesTest {
   private static UserEvent event(String type, String ts) {
-    Instant t = Instant.parse(ts);
+    return event("u-00042", type, Instant.parse(ts));
+  }
+
+  /** An event of {@code user}, of {@code type}, at {@code t}, ingested then. */
+  static UserEvent event(String user, String type, Instant t) {
     return UserEvent.builder()
-        .setUserId("u-00042")
+        .setUserId(user)
         .setEventType(type)
         .setEventTimestamp(t)
         .setEventDate(EventTimestamps.utcDate(t))
