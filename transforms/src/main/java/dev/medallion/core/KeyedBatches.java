@@ -29,10 +29,10 @@ import org.joda.time.Instant;
 
 /**
  * Records keyed for a grouping, in batches: each bundle's records of one key and one window (taken
- * from their timestamps, {@link #into}) are encoded together, with the input's coder or one given
- * ({@link #withCoder}), into one value of at most {@link #MAX_RECORDS} records ({@link
- * #withMaxRecords}), stamped at the end of its window and put into it. {@link #decode} gives them
- * back.
+ * from their timestamps, {@link #into}, or the global window, {@link #inTheGlobalWindow}) are
+ * encoded together, with the input's coder or one given ({@link #withCoder}), into one value of at
+ * most {@link #MAX_RECORDS} records ({@link #withMaxRecords}), stamped at the end of its window and
+ * put into it. {@link #decode} gives them back.
  *
  * <p>For a bounded input grouped by few keys. A grouping step costs the DirectRunner per value, not
  * per byte: it sets timers and holds for every value, and copies every value of a key through its
@@ -50,11 +50,12 @@ public final class KeyedBatches<T>
   private final SerializableFunction<T, String> key;
   private final int maxRecords;
   private final @Nullable Coder<T> coder;
-  private final Window<KV<String, byte[]>> into;
+  // The windows of the batches; null: the global window.
+  private final @Nullable Window<KV<String, byte[]>> into;
 
   private KeyedBatches(
       SerializableFunction<T, String> key,
-      Window<KV<String, byte[]>> into,
+      @Nullable Window<KV<String, byte[]>> into,
       int maxRecords,
       @Nullable Coder<T> coder) {
     this.key = key;
@@ -78,6 +79,15 @@ public final class KeyedBatches<T>
     return new KeyedBatches<>(key, window, MAX_RECORDS, null);
   }
 
+  /**
+   * Batches of an input in the global window per {@code key}, in the global window: each bundle's
+   * records of a key, stamped at the end of the global window (where a grouping in it puts its
+   * output).
+   */
+  public static <T> KeyedBatches<T> inTheGlobalWindow(SerializableFunction<T, String> key) {
+    return new KeyedBatches<>(key, null, MAX_RECORDS, null);
+  }
+
   /** At most {@code max} records to a batch instead of {@link #MAX_RECORDS}. */
   public KeyedBatches<T> withMaxRecords(int max) {
     if (max < 1) {
@@ -98,16 +108,17 @@ public final class KeyedBatches<T>
           "records to batch into windows are in the global window, not "
               + records.getWindowingStrategy().getWindowFn());
     }
-    return records
-        .apply(
-            ParDo.of(
-                new BatchFn<>(
-                    key,
-                    ListCoder.of(coder == null ? records.getCoder() : coder),
-                    maxRecords,
-                    (PartitioningWindowFn<?, ?>) into.getWindowFn())))
-        .setCoder(KvCoder.of(StringUtf8Coder.of(), ByteArrayCoder.of()))
-        .apply(into);
+    PCollection<KV<String, byte[]>> batches =
+        records
+            .apply(
+                ParDo.of(
+                    new BatchFn<>(
+                        key,
+                        ListCoder.of(coder == null ? records.getCoder() : coder),
+                        maxRecords,
+                        into == null ? null : (PartitioningWindowFn<?, ?>) into.getWindowFn())))
+            .setCoder(KvCoder.of(StringUtf8Coder.of(), ByteArrayCoder.of()));
+    return into == null ? batches : batches.apply(into);
   }
 
   /** The records of a batch, in the order they came. */
@@ -127,14 +138,14 @@ public final class KeyedBatches<T>
     private final SerializableFunction<T, String> key;
     private final ListCoder<T> coder;
     private final int maxRecords;
-    private final PartitioningWindowFn<?, ?> windows;
+    private final @Nullable PartitioningWindowFn<?, ?> windows;
     private transient Map<KV<String, BoundedWindow>, List<T>> open;
 
     BatchFn(
         SerializableFunction<T, String> key,
         ListCoder<T> coder,
         int maxRecords,
-        PartitioningWindowFn<?, ?> windows) {
+        @Nullable PartitioningWindowFn<?, ?> windows) {
       this.key = key;
       this.coder = coder;
       this.maxRecords = maxRecords;
@@ -149,7 +160,8 @@ public final class KeyedBatches<T>
     @ProcessElement
     public void process(
         @Element T record, @Timestamp Instant timestamp, OutputReceiver<KV<String, byte[]>> out) {
-      BoundedWindow batchWindow = windows.assignWindow(timestamp);
+      BoundedWindow batchWindow =
+          windows == null ? GlobalWindow.INSTANCE : windows.assignWindow(timestamp);
       KV<String, BoundedWindow> at = KV.of(key.apply(record), batchWindow);
       List<T> batch = open.computeIfAbsent(at, k -> new ArrayList<>());
       batch.add(record);

@@ -1,14 +1,13 @@
 package dev.medallion.users;
 
 import dev.medallion.core.DeadLetter;
+import dev.medallion.core.KeyedBatches;
 import dev.medallion.core.Rejections;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -42,7 +41,7 @@ public class DropLaterCopies extends PTransform<PCollection<UserEventBronze>, PC
   public static final TupleTag<UserEvent> KEPT = new TupleTag<>() {};
   public static final TupleTag<DeadLetter> LATER_COPIES = new TupleTag<>() {};
 
-  private static final TupleTag<KV<Integer, UserEvent>> REPEATED = new TupleTag<>() {};
+  private static final TupleTag<UserEvent> REPEATED = new TupleTag<>() {};
 
   private final String stage;
   private final Duration maxAheadOfIngest;
@@ -67,7 +66,11 @@ public class DropLaterCopies extends PTransform<PCollection<UserEventBronze>, PC
     PCollectionTuple firsts =
         split
             .get(REPEATED)
-            .setCoder(KvCoder.of(VarIntCoder.of(), unique.getCoder()))
+            .setCoder(unique.getCoder())
+            .apply(
+                "BatchByUserBucket",
+                KeyedBatches.inTheGlobalWindow(DropLaterCopies::bucket)
+                    .withCoder(UserEventCoders.silver()))
             .apply("GroupByUserBucket", GroupByKey.create())
             .apply(
                 "KeepFirstCopies",
@@ -113,7 +116,7 @@ public class DropLaterCopies extends PTransform<PCollection<UserEventBronze>, PC
         repeatedInBundle = c.sideInput(repeated);
       }
       if (repeatedInBundle.contains(e.getUserId(), e.getEventTimestamp().getMillis())) {
-        out.get(REPEATED).output(KV.of(UserBuckets.of(e.getUserId()), e));
+        out.get(REPEATED).output(e);
       } else {
         accepted.inc();
         out.get(KEPT).output(e);
@@ -127,8 +130,17 @@ public class DropLaterCopies extends PTransform<PCollection<UserEventBronze>, PC
           .thenComparing(UserEvent::getSourceFile)
           .thenComparingLong(UserEvent::getLineNumber);
 
-  /** Within a bucket of users: of each instant's copies, the first is kept, the others dropped. */
-  static class FirstCopyFn extends DoFn<KV<Integer, Iterable<UserEvent>>, UserEvent> {
+  /** The bucket of an event's user, as the key of its batch. */
+  static String bucket(UserEvent e) {
+    return Integer.toString(UserBuckets.of(e.getUserId()));
+  }
+
+  /**
+   * Within a bucket of users (its events in batches, {@link KeyedBatches}: the DirectRunner copies
+   * a key's grouped values whenever a bundle reaches it, a batch as one byte array): of each
+   * instant's copies, the first is kept, the others dropped.
+   */
+  static class FirstCopyFn extends DoFn<KV<String, Iterable<byte[]>>, UserEvent> {
     private final Counter accepted;
     private final Counter duplicates;
 
@@ -138,11 +150,13 @@ public class DropLaterCopies extends PTransform<PCollection<UserEventBronze>, PC
     }
 
     @ProcessElement
-    public void process(@Element KV<Integer, Iterable<UserEvent>> bucket, MultiOutputReceiver out) {
+    public void process(@Element KV<String, Iterable<byte[]>> bucket, MultiOutputReceiver out) {
       Map<String, List<UserEvent>> byInstant = new HashMap<>();
-      for (UserEvent e : bucket.getValue()) {
-        String instant = e.getUserId() + "|" + e.getEventTimestamp().getMillis();
-        byInstant.computeIfAbsent(instant, k -> new ArrayList<>(2)).add(e);
+      for (byte[] batch : bucket.getValue()) {
+        for (UserEvent e : KeyedBatches.decode(batch, UserEventCoders.silver())) {
+          String instant = e.getUserId() + "|" + e.getEventTimestamp().getMillis();
+          byInstant.computeIfAbsent(instant, k -> new ArrayList<>(2)).add(e);
+        }
       }
       for (List<UserEvent> copies : byInstant.values()) {
         copies.sort(FIRST);

@@ -13,6 +13,7 @@ import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
@@ -35,7 +36,8 @@ class KeyedBatchesTest {
   private static final Instant T0 = Instant.parse("2026-11-29T10:15:00Z");
 
   /**
-   * A batch as its key, its window's start, whether it is stamped at the window's end, its records.
+   * A batch as its key, its window (its start, or "global"), whether it is stamped at the window's
+   * end, its records.
    */
   static class DescribeFn extends DoFn<KV<String, byte[]>, String> {
     @ProcessElement
@@ -44,15 +46,37 @@ class KeyedBatchesTest {
         @Timestamp Instant ts,
         BoundedWindow w,
         OutputReceiver<String> out) {
-      IntervalWindow window = (IntervalWindow) w;
+      String window = w instanceof IntervalWindow iw ? iw.start().toString() : "global";
       List<String> records = KeyedBatches.decode(batch.getValue(), StringUtf8Coder.of());
       out.output(
           batch.getKey()
               + " "
-              + window.start()
-              + (ts.equals(window.maxTimestamp()) ? " at-end " : " elsewhere ")
+              + window
+              + (ts.equals(w.maxTimestamp()) ? " at-end " : " elsewhere ")
               + records);
     }
+  }
+
+  /**
+   * Checks each described batch: stamped at its window's end, of 1 to {@code max} records of its
+   * key, in the window {@code windowOf} names for its records; and that they hold {@code expected},
+   * each once.
+   */
+  private static void assertBatches(
+      Iterable<String> described,
+      int max,
+      SerializableFunction<List<String>, String> windowOf,
+      List<String> expected) {
+    List<String> seen = new ArrayList<>();
+    for (String d : described) {
+      String[] parts = d.split(" ", 4);
+      assertThat(parts[2]).as(d).isEqualTo("at-end");
+      List<String> batch = List.of(parts[3].substring(1, parts[3].length() - 1).split(", "));
+      assertThat(batch).as(d).hasSizeBetween(1, max).allMatch(r -> r.startsWith(parts[0]));
+      assertThat(parts[1]).as(d).isEqualTo(windowOf.apply(batch));
+      seen.addAll(batch);
+    }
+    assertThat(seen).containsExactlyInAnyOrderElementsOf(expected);
   }
 
   @Test
@@ -80,21 +104,38 @@ class KeyedBatchesTest {
     PAssert.that(batches)
         .satisfies(
             described -> {
-              List<String> seen = new ArrayList<>();
-              for (String d : described) {
-                String[] parts = d.split(" ", 4);
-                assertThat(parts[2]).as(d).isEqualTo("at-end");
-                List<String> batch =
-                    List.of(parts[3].substring(1, parts[3].length() - 1).split(", "));
-                assertThat(batch).as(d).hasSizeBetween(1, 3).allMatch(r -> r.startsWith(parts[0]));
-                String window =
-                    batch.contains("a-next")
-                        ? T0.plus(Duration.standardMinutes(1)).toString()
-                        : T0.toString();
-                assertThat(parts[1]).as(d).isEqualTo(window);
-                seen.addAll(batch);
-              }
-              assertThat(seen).containsExactlyInAnyOrderElementsOf(expected);
+              assertBatches(
+                  described,
+                  3,
+                  batch ->
+                      batch.contains("a-next")
+                          ? T0.plus(Duration.standardMinutes(1)).toString()
+                          : T0.toString(),
+                  expected);
+              return null;
+            });
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void inTheGlobalWindowEachRecordComesBackOnceInABatchOfItsKey(TestPipeline p) {
+    List<TimestampedValue<String>> records = new ArrayList<>();
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 25; i++) {
+      String r = (i % 3 == 0 ? "b" : "a") + i;
+      records.add(TimestampedValue.of(r, T0.plus(Duration.standardMinutes(i))));
+      expected.add(r);
+    }
+
+    PCollection<String> batches =
+        p.apply(Create.timestamped(records).withCoder(StringUtf8Coder.of()))
+            .apply(KeyedBatches.<String>inTheGlobalWindow(r -> r.substring(0, 1)).withMaxRecords(4))
+            .apply(ParDo.of(new DescribeFn()));
+
+    PAssert.that(batches)
+        .satisfies(
+            described -> {
+              assertBatches(described, 4, batch -> "global", expected);
               return null;
             });
     p.run().waitUntilFinish();
