@@ -67,10 +67,7 @@ public class DropLaterCopies extends PTransform<PCollection<UserEventBronze>, PC
         split
             .get(REPEATED)
             .setCoder(unique.getCoder())
-            .apply(
-                "BatchByUserBucket",
-                KeyedBatches.inTheGlobalWindow(DropLaterCopies::bucket)
-                    .withCoder(UserEventCoders.silver()))
+            .apply("BatchByUserBucket", KeyedBatches.inTheGlobalWindow(DropLaterCopies::bucket))
             .apply("GroupByUserBucket", GroupByKey.create())
             .apply(
                 "KeepFirstCopies",

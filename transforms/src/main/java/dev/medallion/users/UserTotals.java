@@ -122,7 +122,7 @@ final class UserTotals {
    * user's totals object by object. With the totals themselves as the accumulator, that copy, once
    * per bucket and bundle of a state that grows with the users, made the DirectRunner's users job
    * grow faster than its input: 63 s at 2M events, 165 s at 4M (medians of 3, 2026-12-04 at {@code
-   * 4b945a6}; JFR at 4M: 39 % of the samples copying the totals, 5 % at 2M).
+   * 4b945a6}; JFR at 4M: 39 % of the samples copying the totals, 15 % at 2M).
    */
   static final class MergedParts
       extends Combine.CombineFn<byte[], List<byte[]>, Map<String, UserTotals>> {
