@@ -49,6 +49,8 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
   private final Duration maxAheadOfArrival;
   private final FieldMapping mapping;
   private final SensorCatalog catalog;
+  // Whether Gold joins a stream's devices in groups (WindowedDeviceStats#withStreamsInGroups).
+  private final boolean grouped;
 
   private IotMedallion(
       Map<String, Device> registry,
@@ -56,13 +58,15 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
       Duration watermarkSlack,
       Duration maxAheadOfArrival,
       FieldMapping mapping,
-      SensorCatalog catalog) {
+      SensorCatalog catalog,
+      boolean grouped) {
     this.registry = new HashMap<>(registry);
     this.allowedLateness = allowedLateness;
     this.watermarkSlack = watermarkSlack;
     this.maxAheadOfArrival = maxAheadOfArrival;
     this.mapping = mapping;
     this.catalog = catalog;
+    this.grouped = grouped;
   }
 
   /** The medallion enriching with {@code registry} (device id → device). */
@@ -73,30 +77,38 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
         WATERMARK_SLACK,
         ValidateAndEnrich.MAX_AHEAD_OF_ARRIVAL,
         FieldMapping.NONE,
-        SensorCatalog.DEFAULT);
+        SensorCatalog.DEFAULT,
+        false);
   }
 
   /** See {@link WindowedDeviceStats#of}. */
   public IotMedallion withLateness(Duration allowedLateness, Duration watermarkSlack) {
     return new IotMedallion(
-        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog);
+        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog, grouped);
   }
 
   /** See {@link ValidateAndEnrich#withMaxAheadOfArrival}. */
   public IotMedallion withMaxAheadOfArrival(Duration max) {
-    return new IotMedallion(registry, allowedLateness, watermarkSlack, max, mapping, catalog);
+    return new IotMedallion(
+        registry, allowedLateness, watermarkSlack, max, mapping, catalog, grouped);
   }
 
   /** See {@link IngestToBronze#withMapping}. */
   public IotMedallion withMapping(FieldMapping mapping) {
     return new IotMedallion(
-        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog);
+        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog, grouped);
   }
 
   /** See {@link ValidateAndEnrich#withCatalog} and {@link WindowedDeviceStats#withCatalog}. */
   public IotMedallion withCatalog(SensorCatalog catalog) {
     return new IotMedallion(
-        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog);
+        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog, grouped);
+  }
+
+  /** See {@link WindowedDeviceStats#withStreamsInGroups}. */
+  public IotMedallion withStreamsInGroups() {
+    return new IotMedallion(
+        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog, true);
   }
 
   @Override
@@ -110,12 +122,12 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
                 ValidateAndEnrich.withRegistry(registry)
                     .withMaxAheadOfArrival(maxAheadOfArrival)
                     .withCatalog(catalog));
+    WindowedDeviceStats windowed =
+        WindowedDeviceStats.of(allowedLateness, watermarkSlack)
+            .withCatalog(catalog)
+            .withExpectedDevices(registry.size());
     PCollectionTuple gold =
-        silver.apply(
-            "Gold",
-            WindowedDeviceStats.of(allowedLateness, watermarkSlack)
-                .withCatalog(catalog)
-                .withExpectedDevices(registry.size()));
+        silver.apply("Gold", grouped ? windowed.withStreamsInGroups() : windowed);
     PCollection<DeadLetter> deadLetters =
         PCollectionList.of(bronze.get(DEAD_LETTERS))
             .and(silver.get(DEAD_LETTERS))

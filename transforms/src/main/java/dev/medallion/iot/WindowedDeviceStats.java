@@ -7,6 +7,7 @@ import dev.medallion.core.KeyedBatches;
 import dev.medallion.core.Rejections;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,10 +15,14 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.MapCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.DoFn.MultiOutputReceiver;
 import org.apache.beam.sdk.transforms.Flatten;
@@ -54,10 +59,10 @@ import org.joda.time.Instant;
  * Gold: 1-minute fixed event-time windows (aligned on the minute; an event at 10:16:00.000 is in
  * the 10:16 window) over Silver readings and heartbeats, joined per device with {@link
  * CoGroupByKey} as a full outer join ({@link #DEVICE_MINUTE}; a bounded input's devices are grouped
- * per key, see {@link #withExpectedDevices}) and rolled up per site ({@link #SITE_MINUTE}) from the
- * devices' aggregates (only the device join holds records), both with the sensor catalog's
- * aggregates as columns ({@link GoldColumns}); per device and sensor type of the catalog ({@link
- * #SENSOR_MINUTE}).
+ * per key, see {@link #withExpectedDevices}, and a stream's on request, see {@link
+ * #withStreamsInGroups}) and rolled up per site ({@link #SITE_MINUTE}) from the devices' aggregates
+ * (only the device join holds records), both with the sensor catalog's aggregates as columns
+ * ({@link GoldColumns}); per device and sensor type of the catalog ({@link #SENSOR_MINUTE}).
  *
  * <p>The window fires when the watermark passes its end, then for late records within the allowed
  * lateness once more {@link #LATE_FIRING_DELAY} (processing time) after the first of them; panes
@@ -65,7 +70,8 @@ import org.joda.time.Instant;
  * record later than that goes to {@link #TOO_LATE} (see {@link Lateness}). Resent events count
  * once: readings with the same device, sensor type, instant and {@code seq}, or, without {@code
  * seq}, the same device, sensor type and instant; heartbeats with the same device and instant (see
- * {@link MinuteStats}). No timers are used, so the SparkRunner runs it in streaming too.
+ * {@link MinuteStats}). No timers are used, so the SparkRunner runs it in streaming too; state only
+ * when a stream is joined in groups.
  *
  * <p>Input: a tuple with {@link ValidateAndEnrich#READINGS} and {@link
  * ValidateAndEnrich#HEARTBEATS}.
@@ -104,20 +110,30 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
    */
   static final int DEVICES_PER_GROUP = 64;
 
+  /**
+   * The number of groups of a stream's devices when the number of devices is not known ({@link
+   * #withStreamsInGroups}).
+   */
+  static final int STREAM_GROUPS = 16;
+
   private final Duration allowedLateness;
   private final Duration watermarkSlack;
+
   private final SensorCatalog catalog;
   private final int expectedDevices;
+  private final boolean streamsInGroups;
 
   private WindowedDeviceStats(
       Duration allowedLateness,
       Duration watermarkSlack,
       SensorCatalog catalog,
-      int expectedDevices) {
+      int expectedDevices,
+      boolean streamsInGroups) {
     this.allowedLateness = allowedLateness;
     this.watermarkSlack = watermarkSlack;
     this.catalog = catalog;
     this.expectedDevices = expectedDevices;
+    this.streamsInGroups = streamsInGroups;
   }
 
   /**
@@ -128,12 +144,14 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
    *     too-late record in
    */
   public static WindowedDeviceStats of(Duration allowedLateness, Duration watermarkSlack) {
-    return new WindowedDeviceStats(allowedLateness, watermarkSlack, SensorCatalog.DEFAULT, 0);
+    return new WindowedDeviceStats(
+        allowedLateness, watermarkSlack, SensorCatalog.DEFAULT, 0, false);
   }
 
   /** Gold's aggregate columns are those {@code catalog} asks for (its {@code gold} lists). */
   public WindowedDeviceStats withCatalog(SensorCatalog catalog) {
-    return new WindowedDeviceStats(allowedLateness, watermarkSlack, catalog, expectedDevices);
+    return new WindowedDeviceStats(
+        allowedLateness, watermarkSlack, catalog, expectedDevices, streamsInGroups);
   }
 
   /**
@@ -143,26 +161,63 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
    * bundle's records of one group and window encoded together ({@link KeyedBatches}): the
    * DirectRunner's grouping then sets timers and copies state per batch instead of per record (see
    * the README, Benchmarks). In a bounded input every window fires once, when the input ends, so a
-   * group's pane is each of its devices' pane. An unbounded input is always joined device by
-   * device: a late pane then holds the records of its device only, and only that device's row is
-   * written again.
+   * group's pane is each of its devices' pane. An unbounded input is joined device by device,
+   * unless {@link #withStreamsInGroups}.
    */
   public WindowedDeviceStats withExpectedDevices(int devices) {
-    return new WindowedDeviceStats(allowedLateness, watermarkSlack, catalog, devices);
+    return new WindowedDeviceStats(
+        allowedLateness, watermarkSlack, catalog, devices, streamsInGroups);
   }
 
   /**
-   * The number of device groups when every input is bounded and in the global window; 0: device by
-   * device.
+   * An unbounded input (a stream) is joined in groups of devices too: about {@link
+   * #DEVICES_PER_GROUP} devices per key and window when the number of devices is known ({@link
+   * #withExpectedDevices}), {@link #STREAM_GROUPS} groups when not. A stream's window fires again
+   * for late records, and a group's late pane holds every record of its devices (panes accumulate),
+   * so a step with state per group and window ({@link StreamDeviceMinuteFn}) writes again only the
+   * rows of the devices with records the group's earlier panes did not hold, each with the index of
+   * its own pane: a late record rewrites its device's row only, as device by device. Late records
+   * of one group arriving within {@link #LATE_FIRING_DELAY} of each other share a late pane; device
+   * by device, only those of one device do.
+   *
+   * <p>For runners that keep a step's state between a grouping's panes (the DirectRunner, whose
+   * cost per key and per bundle this saves: see the README, Benchmarks).
+   */
+  public WindowedDeviceStats withStreamsInGroups() {
+    return new WindowedDeviceStats(allowedLateness, watermarkSlack, catalog, expectedDevices, true);
+  }
+
+  /**
+   * The number of device groups: when every input is bounded, from {@link #withExpectedDevices}; a
+   * stream's, with {@link #withStreamsInGroups} only; 0 (device by device) for inputs not in the
+   * global window.
    */
   int deviceGroups(PCollection<?>... inputs) {
     for (PCollection<?> input : inputs) {
-      if (input.isBounded() != PCollection.IsBounded.BOUNDED
-          || !(input.getWindowingStrategy().getWindowFn() instanceof GlobalWindows)) {
+      if (!(input.getWindowingStrategy().getWindowFn() instanceof GlobalWindows)) {
         return 0;
       }
     }
-    return expectedDevices <= 0 ? 0 : (expectedDevices + DEVICES_PER_GROUP - 1) / DEVICES_PER_GROUP;
+    if (isStream(inputs)) {
+      if (!streamsInGroups) {
+        return 0;
+      }
+      return expectedDevices <= 0 ? STREAM_GROUPS : groupsOf(expectedDevices);
+    }
+    return expectedDevices <= 0 ? 0 : groupsOf(expectedDevices);
+  }
+
+  private static int groupsOf(int devices) {
+    return (devices + DEVICES_PER_GROUP - 1) / DEVICES_PER_GROUP;
+  }
+
+  private static boolean isStream(PCollection<?>... inputs) {
+    for (PCollection<?> input : inputs) {
+      if (input.isBounded() != PCollection.IsBounded.BOUNDED) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The join key of a device: the device itself, or its group of {@code groups}. */
@@ -201,19 +256,22 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
                     h.getSource(),
                     h.getSourceName()));
 
-    int groups =
-        deviceGroups(
-            silver.get(ValidateAndEnrich.READINGS), silver.get(ValidateAndEnrich.HEARTBEATS));
-    DeviceMinuteFn toDeviceMinute =
-        groups == 0 ? new DeviceMinuteFn(catalog) : new DeviceMinuteFn(catalog).inBatches();
-    PCollectionTuple deviceMinute =
-        joinPerDevice(readings.get(ONTIME_READINGS), heartbeats.get(ONTIME_HEARTBEATS), groups)
-            .apply(
-                "ToDeviceMinute",
-                ParDo.of(toDeviceMinute)
-                    .withOutputTags(
-                        DEVICE_MINUTE,
-                        TupleTagList.of(TOO_LATE).and(SENSOR_MINUTE).and(SITE_PARTS)));
+    PCollection<SensorReading> silverReadings = silver.get(ValidateAndEnrich.READINGS);
+    PCollection<Heartbeat> silverHeartbeats = silver.get(ValidateAndEnrich.HEARTBEATS);
+    int groups = deviceGroups(silverReadings, silverHeartbeats);
+    PCollection<KV<String, CoGbkResult>> joined =
+        joinPerDevice(readings.get(ONTIME_READINGS), heartbeats.get(ONTIME_HEARTBEATS), groups);
+    TupleTagList otherRows = TupleTagList.of(TOO_LATE).and(SENSOR_MINUTE).and(SITE_PARTS);
+    PCollectionTuple deviceMinute;
+    if (groups > 0 && isStream(silverReadings, silverHeartbeats)) {
+      deviceMinute = streamDeviceMinute(joined);
+    } else {
+      DeviceMinuteFn toDeviceMinute =
+          groups == 0 ? new DeviceMinuteFn(catalog) : new DeviceMinuteFn(catalog).inBatches();
+      deviceMinute =
+          joined.apply(
+              "ToDeviceMinute", ParDo.of(toDeviceMinute).withOutputTags(DEVICE_MINUTE, otherRows));
+    }
     deviceMinute.get(DEVICE_MINUTE).setRowSchema(GoldColumns.deviceMinute(catalog));
     PCollectionTuple siteMinute =
         deviceMinute
@@ -239,6 +297,27 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         .and(SITE_MINUTE, siteMinute.get(SITE_MINUTE))
         .and(SENSOR_MINUTE, deviceMinute.get(SENSOR_MINUTE))
         .and(TOO_LATE, deadLetters);
+  }
+
+  /**
+   * The device rows of a stream's groups ({@link #withStreamsInGroups}) from a step with state per
+   * group and window ({@link StreamDeviceMinuteFn}), and the devices' aggregates for their sites
+   * from a step without ({@link StreamSitePartsFn}). A step with state in a window holds the
+   * watermark of every step after it at the window's end until the window expires: the sites' panes
+   * would wait for the allowed lateness. The tables are written on processing time and do not wait.
+   */
+  private PCollectionTuple streamDeviceMinute(PCollection<KV<String, CoGbkResult>> joined) {
+    PCollectionTuple rows =
+        joined.apply(
+            "ToDeviceMinute",
+            ParDo.of(new StreamDeviceMinuteFn(catalog))
+                .withOutputTags(DEVICE_MINUTE, TupleTagList.of(TOO_LATE).and(SENSOR_MINUTE)));
+    PCollection<KV<String, KV<Long, MinuteStats>>> siteParts =
+        joined.apply("ToSiteParts", ParDo.of(new StreamSitePartsFn()));
+    return PCollectionTuple.of(DEVICE_MINUTE, rows.get(DEVICE_MINUTE))
+        .and(SENSOR_MINUTE, rows.get(SENSOR_MINUTE))
+        .and(TOO_LATE, rows.get(TOO_LATE))
+        .and(SITE_PARTS, siteParts);
   }
 
   private static final TupleTag<SensorReading> ONTIME_READINGS = new TupleTag<>() {};
@@ -327,6 +406,11 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
 
     private DeviceRecords(String deviceId) {
       this.deviceId = deviceId;
+    }
+
+    /** The device's site, from any of its records. */
+    String site() {
+      return readings.isEmpty() ? heartbeats.get(0).getSite() : readings.get(0).getSite();
     }
 
     /** A group's records by device, in the order of the devices' ids. */
@@ -515,19 +599,29 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
       Collection<DeviceRecords> devices =
           batches ? DeviceRecords.ofBatches(e.getValue()) : DeviceRecords.of(e.getValue());
       for (DeviceRecords device : devices) {
-        process(device, w, pane, out);
+        output(widen, device, w, pane.getIndex(), pane.getTiming(), true, out);
       }
     }
 
-    private void process(
-        DeviceRecords device, BoundedWindow w, PaneInfo pane, MultiOutputReceiver out) {
+    /**
+     * A device's row of pane {@code index}, its aggregates for its sensor types and (when {@code
+     * siteParts}) for its site; or, when its row cannot be computed, its records as dead letters.
+     */
+    static void output(
+        GoldColumns.Widen<DeviceMinute> widen,
+        DeviceRecords device,
+        BoundedWindow window,
+        long index,
+        PaneInfo.Timing timing,
+        boolean siteParts,
+        MultiOutputReceiver out) {
       DeviceMinute row;
       Row wide;
       MinuteStats stats;
       Map<String, MinuteStats.TypeStats> types;
       try {
         stats = MinuteStats.of(device.readings, device.heartbeats);
-        row = row(device, (IntervalWindow) w, pane, stats);
+        row = row(device, (IntervalWindow) window, index, timing, stats);
         types = stats.byType();
         wide = widen.apply(row, types);
       } catch (RuntimeException thrown) {
@@ -536,8 +630,10 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
       }
       DEVICE_ROWS.inc();
       out.get(DEVICE_MINUTE).output(wide);
-      out.get(SITE_PARTS)
-          .output(KV.of(sitePart(row.getSite(), row.getDeviceId()), KV.of(pane.getIndex(), stats)));
+      if (siteParts) {
+        out.get(SITE_PARTS)
+            .output(KV.of(sitePart(row.getSite(), row.getDeviceId()), KV.of(index, stats)));
+      }
       types.forEach(
           (type, typeStats) -> {
             SENSOR_ROWS.inc();
@@ -546,7 +642,11 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     }
 
     static DeviceMinute row(
-        DeviceRecords device, IntervalWindow window, PaneInfo pane, MinuteStats stats) {
+        DeviceRecords device,
+        IntervalWindow window,
+        long index,
+        PaneInfo.Timing timing,
+        MinuteStats stats) {
       String site;
       String zone;
       if (!device.readings.isEmpty()) {
@@ -565,9 +665,80 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
           window.start(),
           window.end(),
           stats,
-          pane.getIndex(),
-          pane.getTiming().name(),
+          index,
+          timing.name(),
           Instant.now());
+    }
+  }
+
+  /**
+   * The rows of a stream's group of devices ({@link #withStreamsInGroups}): of each pane of the
+   * group (which holds every record of its devices in the window so far), the devices with more
+   * records than the group's earlier panes held, each with the index of its own pane (how many of
+   * those earlier panes had records of it) and the group's pane's timing. Kept per group and
+   * window: each device's records and panes so far. Its sites' aggregates come from {@link
+   * StreamSitePartsFn}.
+   */
+  static class StreamDeviceMinuteFn extends DoFn<KV<String, CoGbkResult>, Row> {
+    private static final String DEVICES = "devices";
+
+    @StateId(DEVICES)
+    private final StateSpec<ValueState<Map<String, KV<Long, Long>>>> devices =
+        StateSpecs.value(
+            MapCoder.of(StringUtf8Coder.of(), KvCoder.of(VarLongCoder.of(), VarLongCoder.of())));
+
+    private final GoldColumns.Widen<DeviceMinute> widen;
+
+    StreamDeviceMinuteFn(SensorCatalog catalog) {
+      this.widen =
+          GoldColumns.Widen.of(DeviceMinute.class, GoldColumns.deviceMinute(catalog), catalog);
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<String, CoGbkResult> e,
+        BoundedWindow w,
+        PaneInfo pane,
+        @StateId(DEVICES) ValueState<Map<String, KV<Long, Long>>> state,
+        MultiOutputReceiver out) {
+      Map<String, KV<Long, Long>> read = state.read();
+      Map<String, KV<Long, Long>> seen = read == null ? new HashMap<>() : new HashMap<>(read);
+      for (DeviceRecords device : DeviceRecords.ofBatches(e.getValue())) {
+        long records = device.readings.size() + device.heartbeats.size();
+        KV<Long, Long> earlier = seen.get(device.deviceId);
+        if (earlier != null && earlier.getKey() == records) {
+          continue; // nothing new of this device: its row stands
+        }
+        long index = earlier == null ? 0 : earlier.getValue() + 1;
+        seen.put(device.deviceId, KV.of(records, index));
+        DeviceMinuteFn.output(widen, device, w, index, pane.getTiming(), false, out);
+      }
+      state.write(seen);
+    }
+  }
+
+  /**
+   * The aggregates of every device of a stream's group's pane for its site part, with the index of
+   * the group's pane: of each device, the part of the latest pane holds all its records. A device
+   * whose aggregates cannot be computed has none (its records are dead letters of {@link
+   * StreamDeviceMinuteFn}).
+   */
+  static class StreamSitePartsFn
+      extends DoFn<KV<String, CoGbkResult>, KV<String, KV<Long, MinuteStats>>> {
+    @ProcessElement
+    public void process(
+        @Element KV<String, CoGbkResult> e,
+        PaneInfo pane,
+        OutputReceiver<KV<String, KV<Long, MinuteStats>>> out) {
+      for (DeviceRecords device : DeviceRecords.ofBatches(e.getValue())) {
+        MinuteStats stats;
+        try {
+          stats = MinuteStats.of(device.readings, device.heartbeats);
+        } catch (RuntimeException thrown) {
+          continue;
+        }
+        out.output(KV.of(sitePart(device.site(), device.deviceId), KV.of(pane.getIndex(), stats)));
+      }
     }
   }
 

@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -109,22 +110,61 @@ class WindowedDeviceStatsTest {
     return gold(readings, heartbeats, slack, 0);
   }
 
+  /**
+   * How a stream is joined: device by device, or in groups ({@link
+   * WindowedDeviceStats#withStreamsInGroups}) of all the test's devices together (2 expected) or of
+   * the default number of groups (the number of devices not known).
+   */
+  enum StreamJoin {
+    DEVICE_BY_DEVICE,
+    ONE_GROUP,
+    DEFAULT_GROUPS;
+
+    WindowedDeviceStats applied(WindowedDeviceStats gold) {
+      return switch (this) {
+        case DEVICE_BY_DEVICE -> gold;
+        case ONE_GROUP -> gold.withExpectedDevices(2).withStreamsInGroups();
+        case DEFAULT_GROUPS -> gold.withStreamsInGroups();
+      };
+    }
+  }
+
+  private static PCollectionTuple gold(
+      PCollection<SensorReading> readings,
+      PCollection<Heartbeat> heartbeats,
+      Duration slack,
+      StreamJoin join) {
+    return gold(readings, heartbeats, join.applied(WindowedDeviceStats.of(LATENESS, slack)));
+  }
+
   private static PCollectionTuple gold(
       PCollection<SensorReading> readings,
       PCollection<Heartbeat> heartbeats,
       Duration slack,
       int expectedDevices) {
+    return gold(
+        readings,
+        heartbeats,
+        WindowedDeviceStats.of(LATENESS, slack).withExpectedDevices(expectedDevices));
+  }
+
+  private static PCollectionTuple gold(
+      PCollection<SensorReading> readings,
+      PCollection<Heartbeat> heartbeats,
+      WindowedDeviceStats gold) {
     return PCollectionTuple.of(ValidateAndEnrich.READINGS, readings)
         .and(ValidateAndEnrich.HEARTBEATS, heartbeats)
-        .apply(WindowedDeviceStats.of(LATENESS, slack).withExpectedDevices(expectedDevices));
+        .apply(gold);
   }
 
   private static TimestampedValue<SensorReading> stamped(SensorReading r) {
     return TimestampedValue.of(r, r.getEventTs());
   }
 
-  @Test
-  void onTimeReadingsFireOnePaneWhenTheWatermarkPassesTheWindow(TestPipeline p) throws Exception {
+  @ParameterizedTest
+  @EnumSource(StreamJoin.class)
+  void onTimeReadingsFireOnePaneWhenTheWatermarkPassesTheWindow(StreamJoin join, TestPipeline p)
+      throws Exception {
     TestStream<SensorReading> events =
         TestStream.create(readingCoder(p))
             .advanceWatermarkTo(at("2026-11-29T10:15:00Z"))
@@ -152,7 +192,7 @@ class WindowedDeviceStatsTest {
                         "2026-11-29T10:16:00Z",
                         "2026-11-29T10:16:00Z")))
             .advanceWatermarkToInfinity();
-    PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO);
+    PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO, join);
     PCollection<String> rows = described(out);
 
     PAssert.that(rows)
@@ -173,8 +213,10 @@ class WindowedDeviceStatsTest {
     p.run();
   }
 
-  @Test
-  void aLateRecordWithinTheAllowedLatenessFiresAReplacingPane(TestPipeline p) throws Exception {
+  @ParameterizedTest
+  @EnumSource(StreamJoin.class)
+  void aLateRecordWithinTheAllowedLatenessFiresAReplacingPane(StreamJoin join, TestPipeline p)
+      throws Exception {
     TestStream<SensorReading> events =
         TestStream.create(readingCoder(p))
             .advanceWatermarkTo(at("2026-11-29T10:15:00Z"))
@@ -205,7 +247,7 @@ class WindowedDeviceStatsTest {
                         "2026-11-29T10:15:50Z",
                         "2026-11-29T10:17:30Z")))
             .advanceWatermarkToInfinity();
-    PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO);
+    PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO, join);
 
     String window = "|" + W1015.start() + "/" + W1015.end();
     PCollection<String> rows = described(out);
@@ -230,8 +272,10 @@ class WindowedDeviceStatsTest {
     p.run();
   }
 
-  @Test
-  void lateRecordsArrivingTogetherFireOneLatePaneNotOneEach(TestPipeline p) throws Exception {
+  @ParameterizedTest
+  @EnumSource(StreamJoin.class)
+  void lateRecordsArrivingTogetherFireOneLatePaneNotOneEach(StreamJoin join, TestPipeline p)
+      throws Exception {
     TestStream<SensorReading> events =
         TestStream.create(readingCoder(p))
             .advanceWatermarkTo(at("2026-11-29T10:15:00Z"))
@@ -264,7 +308,7 @@ class WindowedDeviceStatsTest {
                         "2026-11-29T10:17:01Z")))
             .advanceProcessingTime(Duration.standardSeconds(10))
             .advanceWatermarkToInfinity();
-    PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO);
+    PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO, join);
 
     String window = "|" + W1015.start() + "/" + W1015.end();
     PAssert.that(described(out))
@@ -275,8 +319,10 @@ class WindowedDeviceStatsTest {
     p.run();
   }
 
-  @Test
-  void aRecordLaterThanTheAllowedLatenessIsATooLateDeadLetter(TestPipeline p) throws Exception {
+  @ParameterizedTest
+  @EnumSource(StreamJoin.class)
+  void aRecordLaterThanTheAllowedLatenessIsATooLateDeadLetter(StreamJoin join, TestPipeline p)
+      throws Exception {
     SensorReading tooLate =
         reading("dev-0001", "temperature", 99.0, "2026-11-29T10:15:55Z", "2026-11-29T10:18:30Z");
     TestStream<SensorReading> events =
@@ -293,7 +339,7 @@ class WindowedDeviceStatsTest {
             .advanceWatermarkTo(at("2026-11-29T10:18:30Z"))
             .addElements(stamped(tooLate))
             .advanceWatermarkToInfinity();
-    PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO);
+    PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO, join);
 
     PAssert.that(described(out))
         .inWindow(W1015)
@@ -314,9 +360,10 @@ class WindowedDeviceStatsTest {
     p.run();
   }
 
-  @Test
-  void theWatermarkSlackKeepsARecordThatWasInFlightWhenTheWatermarkMovedOn(TestPipeline p)
-      throws Exception {
+  @ParameterizedTest
+  @EnumSource(StreamJoin.class)
+  void theWatermarkSlackKeepsARecordThatWasInFlightWhenTheWatermarkMovedOn(
+      StreamJoin join, TestPipeline p) throws Exception {
     // Received at 10:17:00 (allowed: the window's lateness runs to 10:17:59.999) but reaches the
     // grouping only after the watermark is at 10:18:30. The runner must not drop it.
     TestStream<SensorReading> events =
@@ -331,7 +378,8 @@ class WindowedDeviceStatsTest {
                         "2026-11-29T10:15:20Z",
                         "2026-11-29T10:17:00Z")))
             .advanceWatermarkToInfinity();
-    PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.standardMinutes(1));
+    PCollectionTuple out =
+        gold(p.apply(events), noHeartbeats(p), Duration.standardMinutes(1), join);
 
     PAssert.that(described(out))
         .inWindow(W1015)
@@ -344,8 +392,10 @@ class WindowedDeviceStatsTest {
     p.run();
   }
 
-  @Test
-  void aRecordTheRunnerDropsBehindItsWatermarkIsCountedNotSilent(TestPipeline p) throws Exception {
+  @ParameterizedTest
+  @EnumSource(StreamJoin.class)
+  void aRecordTheRunnerDropsBehindItsWatermarkIsCountedNotSilent(StreamJoin join, TestPipeline p)
+      throws Exception {
     // As above, but with no slack: the watermark (10:18:30) is past the window's end plus the
     // allowed lateness (10:17:59.999), so the runner drops the record Medallion kept. The run
     // still tells: RunnerDrops reads the runner's own counter.
@@ -361,7 +411,7 @@ class WindowedDeviceStatsTest {
                         "2026-11-29T10:15:20Z",
                         "2026-11-29T10:17:00Z")))
             .advanceWatermarkToInfinity();
-    PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO);
+    PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO, join);
 
     PAssert.that(described(out)).empty();
     PAssert.that(out.get(WindowedDeviceStats.TOO_LATE)).empty();
@@ -471,7 +521,7 @@ class WindowedDeviceStatsTest {
   }
 
   @Test
-  void onlyABoundedInputIsJoinedInGroupsOfDevices() throws Exception {
+  void aStreamIsJoinedInGroupsOfDevicesOnlyWhenAsked() throws Exception {
     Pipeline p = Pipeline.create(); // built, not run
     Coder<SensorReading> coder = p.getSchemaRegistry().getSchemaCoder(SensorReading.class);
     PCollection<SensorReading> bounded = p.apply("Bounded", Create.empty(coder));
@@ -487,6 +537,11 @@ class WindowedDeviceStatsTest {
     assertThat(gold.withExpectedDevices(1000).deviceGroups(unbounded)).isZero();
     assertThat(gold.withExpectedDevices(1000).deviceGroups(bounded, unbounded)).isZero();
     assertThat(gold.withExpectedDevices(1000).deviceGroups(bounded, bounded)).isEqualTo(16);
+    WindowedDeviceStats streams = gold.withStreamsInGroups();
+    assertThat(streams.deviceGroups(unbounded)).isEqualTo(WindowedDeviceStats.STREAM_GROUPS);
+    assertThat(streams.withExpectedDevices(65).deviceGroups(unbounded)).isEqualTo(2);
+    assertThat(streams.withExpectedDevices(1000).deviceGroups(bounded, unbounded)).isEqualTo(16);
+    assertThat(streams.deviceGroups(bounded)).isZero(); // a bounded input as before
     PCollection<SensorReading> windowed =
         bounded.apply(Window.into(FixedWindows.of(Duration.standardMinutes(1))));
     assertThat(gold.withExpectedDevices(1000).deviceGroups(windowed)).isZero();
