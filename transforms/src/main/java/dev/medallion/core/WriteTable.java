@@ -1,18 +1,21 @@
 package dev.medallion.core;
 
+import java.io.IOException;
+import java.nio.channels.WritableByteChannel;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.io.FileIO;
 import org.apache.beam.sdk.io.WriteFilesResult;
 import org.apache.beam.sdk.io.parquet.ParquetIO;
-import org.apache.beam.sdk.transforms.Contextful;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.windowing.AfterProcessingTime;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.Repeatedly;
 import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
 import org.joda.time.Duration;
@@ -74,17 +77,59 @@ public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<S
                         AfterProcessingTime.pastFirstElementInPane().plusDelayOf(flushEvery)))
                 .withAllowedLateness(Duration.ZERO)
                 .discardingFiredPanes())
+        .apply("BatchByPartition", KeyedBatches.inTheGlobalWindow(partition))
         .apply(
             "WriteParquet",
-            FileIO.<String, T>writeDynamic()
-                .by(partition)
+            FileIO.<String, KV<String, byte[]>>writeDynamic()
+                .by(KV::getKey)
                 .withDestinationCoder(StringUtf8Coder.of())
                 .via(
-                    Contextful.fn(new ToGenericRecord<>(toRow, records)),
-                    ParquetIO.sink(avroSchema))
+                    new BatchSink<>(
+                        input.getCoder(),
+                        new ToGenericRecord<>(toRow, records),
+                        ParquetIO.sink(avroSchema)))
                 .to(tableRoot)
                 .withNaming(dir -> FileIO.Write.defaultNaming(dir + "/" + prefix, ".parquet"))
                 .withNumShards(numShards));
+  }
+
+  /**
+   * Writes batches of records ({@link KeyedBatches}) record by record through a sink. The write
+   * groups what it flushes per shard, and the DirectRunner copies a shard's values through their
+   * coder whenever a bundle reaches it: batches are copied as byte arrays, not record by record
+   * (the copies grew with the rate times the flush interval: 20 % of a stream's CPU at 8,600
+   * records/s, JFR, 2026-12-04).
+   */
+  static class BatchSink<T> implements FileIO.Sink<KV<String, byte[]>> {
+    private final Coder<T> coder;
+    private final SerializableFunction<T, GenericRecord> toAvro;
+    private final FileIO.Sink<GenericRecord> sink;
+
+    BatchSink(
+        Coder<T> coder,
+        SerializableFunction<T, GenericRecord> toAvro,
+        FileIO.Sink<GenericRecord> sink) {
+      this.coder = coder;
+      this.toAvro = toAvro;
+      this.sink = sink;
+    }
+
+    @Override
+    public void open(WritableByteChannel channel) throws IOException {
+      sink.open(channel);
+    }
+
+    @Override
+    public void write(KV<String, byte[]> batch) throws IOException {
+      for (T record : KeyedBatches.decode(batch.getValue(), coder)) {
+        sink.write(toAvro.apply(record));
+      }
+    }
+
+    @Override
+    public void flush() throws IOException {
+      sink.flush();
+    }
   }
 
   /** Converts a record to Avro through its Beam Row, timestamps in microseconds. */

@@ -7,12 +7,15 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.medallion.iot.SensorReading;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.values.TimestampedValue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,6 +49,40 @@ class TableRoundTripTest {
           .containsExactly(
               "silver/sensor_readings/date=2026-11-29", "silver/sensor_readings/date=2026-11-30");
     }
+
+    Pipeline read = Pipeline.create(PipelineOptionsFactory.create());
+    PAssert.that(read.apply(ReadTable.of(table, SensorReading.class))).containsInAnyOrder(rows);
+    read.run().waitUntilFinish();
+  }
+
+  /**
+   * A stream's records reach the files in batches per partition ({@link WriteTable.BatchSink}):
+   * more records than a batch holds, over three partitions and several bundles, each read back
+   * once.
+   */
+  @Test
+  void aStreamsRecordsAreWrittenOnceEachThroughTheirBatches() throws Exception {
+    List<SensorReading> rows = new ArrayList<>();
+    for (int i = 0; i < 2 * KeyedBatches.MAX_RECORDS + 1; i++) {
+      String day = "2026-11-" + (27 + i % 3);
+      rows.add(reading("dev-000" + (1 + i % 3), "temperature", i, day + "T10:15:10Z", null));
+    }
+    String table = dir.resolve("silver/sensor_readings").toString();
+    Pipeline write = Pipeline.create(PipelineOptionsFactory.create());
+    TestStream.Builder<SensorReading> stream =
+        TestStream.create(write.getSchemaRegistry().getSchemaCoder(SensorReading.class));
+    for (int from = 0; from < rows.size(); from += 1000) {
+      stream =
+          stream.addElements(
+              TimestampedValue.of(rows.get(from), rows.get(from).getEventTs()),
+              rows.subList(from + 1, Math.min(from + 1000, rows.size())).stream()
+                  .map(r -> TimestampedValue.of(r, r.getEventTs()))
+                  .toArray(TimestampedValue[]::new));
+    }
+    write
+        .apply(stream.advanceWatermarkToInfinity())
+        .apply(WriteTable.<SensorReading>to(table, r -> "date=" + r.getDate(), "test"));
+    write.run().waitUntilFinish();
 
     Pipeline read = Pipeline.create(PipelineOptionsFactory.create());
     PAssert.that(read.apply(ReadTable.of(table, SensorReading.class))).containsInAnyOrder(rows);
