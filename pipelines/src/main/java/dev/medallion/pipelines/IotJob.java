@@ -95,6 +95,17 @@ public final class IotJob {
   }
 
   /**
+   * Whether {@code stage} reads a stream: the generator or a Kafka topic ({@code run} and {@code
+   * bronze} without {@code --input}; {@code silver} and {@code gold} with {@code --inputTopic}),
+   * not files or the layer below's table.
+   */
+  public static boolean isStream(Stage stage, IotOptions options) {
+    return stage == Stage.ALL || stage == Stage.BRONZE
+        ? options.getInput().isEmpty()
+        : !options.getInputTopic().isEmpty();
+  }
+
+  /**
    * Spark's streaming mode reads only the generator and Kafka; a Silver or Gold stage without
    * {@code --inputTopic} reads the layer below from its table's files, which failed there deep in
    * the runner (a {@code NullPointerException} in its translation).
@@ -189,9 +200,7 @@ public final class IotJob {
     }
     // A stream (the generator) commits each flush inside the job; a replay or a rerun stage
     // commits after it, all or nothing.
-    boolean streams =
-        files == null
-            && (stage == Stage.ALL || stage == Stage.BRONZE || !options.getInputTopic().isEmpty());
+    boolean streams = files == null && isStream(stage, options);
     Pipeline p = Pipeline.create(options);
     // Built before anything is written: a bad flag or registry leaves the lakehouse untouched.
     try {

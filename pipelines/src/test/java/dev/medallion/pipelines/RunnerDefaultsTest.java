@@ -8,6 +8,7 @@ import dev.medallion.core.ReadNdjsonLines;
 import dev.medallion.lakehouse.LakehouseOptions;
 import java.util.List;
 import java.util.Properties;
+import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.junit.jupiter.api.Test;
 
@@ -114,6 +115,29 @@ class RunnerDefaultsTest {
     // an IoT stream (the generator, Kafka) keeps the cache
     assertThat(cacheDisabled(IotOptions.class, "--runner=SparkRunner")).isFalse();
     assertThat(cacheDisabled(UsersOptions.class)).isFalse();
+  }
+
+  @Test
+  void anIotStreamOnTheDirectRunnerRunsOnOneWorkerUnlessSet() {
+    assertThat(workers(IotJob.Stage.ALL)).isEqualTo(1); // the generator
+    assertThat(workers(IotJob.Stage.BRONZE, "--inputTopic=iot-raw")).isEqualTo(1);
+    assertThat(workers(IotJob.Stage.SILVER, "--inputTopic=iot-bronze")).isEqualTo(1);
+    assertThat(workers(IotJob.Stage.GOLD, "--inputTopic=iot-silver")).isEqualTo(1);
+    assertThat(workers(IotJob.Stage.ALL, "--targetParallelism=4")).isEqualTo(4);
+    int usual = PipelineOptionsFactory.create().as(DirectOptions.class).getTargetParallelism();
+    assertThat(usual).isGreaterThan(1);
+    // files, or the layer below's table: not a stream
+    assertThat(workers(IotJob.Stage.ALL, "--input=events.ndjson")).isEqualTo(usual);
+    assertThat(workers(IotJob.Stage.BRONZE, "--input=events.ndjson")).isEqualTo(usual);
+    assertThat(workers(IotJob.Stage.SILVER)).isEqualTo(usual);
+    assertThat(workers(IotJob.Stage.GOLD)).isEqualTo(usual);
+    // Spark's own parallelism is its master's
+    assertThat(workers(IotJob.Stage.ALL, "--runner=SparkRunner")).isEqualTo(usual);
+  }
+
+  /** The DirectRunner's workers for {@code stage} with {@code args}. */
+  private static int workers(IotJob.Stage stage, String... args) {
+    return RunnerDefaults.iotOptions(args, stage).as(DirectOptions.class).getTargetParallelism();
   }
 
   private static boolean cacheDisabled(

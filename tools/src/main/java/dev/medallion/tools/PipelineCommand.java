@@ -55,7 +55,7 @@ abstract class PipelineCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      IotOptions options = RunnerDefaults.options(flags.toArray(String[]::new), IotOptions.class);
+      IotOptions options = RunnerDefaults.iotOptions(flags.toArray(String[]::new), stage);
       try (CleanStop stop = CleanStop.ofKafkaStage(stage, options)) {
         IotJob.Ran ran = IotJob.run(stage, options);
         if (ran == null) {
