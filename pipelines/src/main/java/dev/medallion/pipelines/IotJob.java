@@ -99,7 +99,7 @@ public final class IotJob {
    * bronze} without {@code --input}; {@code silver} and {@code gold} with {@code --inputTopic}),
    * not files or the layer below's table.
    */
-  public static boolean isStream(Stage stage, IotOptions options) {
+  static boolean isStream(Stage stage, IotOptions options) {
     return stage == Stage.ALL || stage == Stage.BRONZE
         ? options.getInput().isEmpty()
         : !options.getInputTopic().isEmpty();

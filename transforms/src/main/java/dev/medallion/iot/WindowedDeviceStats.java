@@ -313,7 +313,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
             ParDo.of(new StreamDeviceMinuteFn(catalog))
                 .withOutputTags(DEVICE_MINUTE, TupleTagList.of(TOO_LATE).and(SENSOR_MINUTE)));
     PCollection<KV<String, KV<Long, MinuteStats>>> siteParts =
-        joined.apply("ToSiteParts", ParDo.of(new StreamSitePartsFn()));
+        joined.apply("ToSiteParts", ParDo.of(new StreamSitePartsFn(catalog)));
     return PCollectionTuple.of(DEVICE_MINUTE, rows.get(DEVICE_MINUTE))
         .and(SENSOR_MINUTE, rows.get(SENSOR_MINUTE))
         .and(TOO_LATE, rows.get(TOO_LATE))
@@ -406,11 +406,6 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
 
     private DeviceRecords(String deviceId) {
       this.deviceId = deviceId;
-    }
-
-    /** The device's site, from any of its records. */
-    String site() {
-      return readings.isEmpty() ? heartbeats.get(0).getSite() : readings.get(0).getSite();
     }
 
     /** A group's records by device, in the order of the devices' ids. */
@@ -615,30 +610,62 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         PaneInfo.Timing timing,
         boolean siteParts,
         MultiOutputReceiver out) {
-      DeviceMinute row;
-      Row wide;
-      MinuteStats stats;
-      Map<String, MinuteStats.TypeStats> types;
+      DeviceRow computed;
       try {
-        stats = MinuteStats.of(device.readings, device.heartbeats);
-        row = row(device, (IntervalWindow) window, index, timing, stats);
-        types = stats.byType();
-        wide = widen.apply(row, types);
+        computed = DeviceRow.of(widen, device, window, index, timing);
       } catch (RuntimeException thrown) {
         quarantineDevice(device, thrown, out);
         return;
       }
+      DeviceMinute row = computed.row;
       DEVICE_ROWS.inc();
-      out.get(DEVICE_MINUTE).output(wide);
+      out.get(DEVICE_MINUTE).output(computed.wide);
       if (siteParts) {
-        out.get(SITE_PARTS)
-            .output(KV.of(sitePart(row.getSite(), row.getDeviceId()), KV.of(index, stats)));
+        out.get(SITE_PARTS).output(computed.sitePart());
       }
-      types.forEach(
+      computed.types.forEach(
           (type, typeStats) -> {
             SENSOR_ROWS.inc();
             out.get(SENSOR_MINUTE).output(SensorMinute.of(row, type, typeStats));
           });
+    }
+
+    /**
+     * A device's row, wide row, aggregates and aggregates by sensor type, of pane {@code index}.
+     */
+    static final class DeviceRow {
+      final DeviceMinute row;
+      final Row wide;
+      final MinuteStats stats;
+      final Map<String, MinuteStats.TypeStats> types;
+
+      private DeviceRow(
+          DeviceMinute row, Row wide, MinuteStats stats, Map<String, MinuteStats.TypeStats> types) {
+        this.row = row;
+        this.wide = wide;
+        this.stats = stats;
+        this.types = types;
+      }
+
+      /** Throws what computing the row threw: its records are then quarantined. */
+      static DeviceRow of(
+          GoldColumns.Widen<DeviceMinute> widen,
+          DeviceRecords device,
+          BoundedWindow window,
+          long index,
+          PaneInfo.Timing timing) {
+        MinuteStats stats = MinuteStats.of(device.readings, device.heartbeats);
+        DeviceMinute row = row(device, (IntervalWindow) window, index, timing, stats);
+        Map<String, MinuteStats.TypeStats> types = stats.byType();
+        return new DeviceRow(row, widen.apply(row, types), stats, types);
+      }
+
+      /** The device's aggregates for its site part, with the index of its pane. */
+      KV<String, KV<Long, MinuteStats>> sitePart() {
+        return KV.of(
+            WindowedDeviceStats.sitePart(row.getSite(), row.getDeviceId()),
+            KV.of(row.getPaneIndex(), stats));
+      }
     }
 
     static DeviceMinute row(
@@ -720,24 +747,33 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   /**
    * The aggregates of every device of a stream's group's pane for its site part, with the index of
    * the group's pane: of each device, the part of the latest pane holds all its records. A device
-   * whose aggregates cannot be computed has none (its records are dead letters of {@link
-   * StreamDeviceMinuteFn}).
+   * whose row cannot be computed has none, as device by device: its records are dead letters of
+   * {@link StreamDeviceMinuteFn}, which computes the same row from the same records.
    */
   static class StreamSitePartsFn
       extends DoFn<KV<String, CoGbkResult>, KV<String, KV<Long, MinuteStats>>> {
+    private final GoldColumns.Widen<DeviceMinute> widen;
+
+    StreamSitePartsFn(SensorCatalog catalog) {
+      this.widen =
+          GoldColumns.Widen.of(DeviceMinute.class, GoldColumns.deviceMinute(catalog), catalog);
+    }
+
     @ProcessElement
     public void process(
         @Element KV<String, CoGbkResult> e,
+        BoundedWindow w,
         PaneInfo pane,
         OutputReceiver<KV<String, KV<Long, MinuteStats>>> out) {
       for (DeviceRecords device : DeviceRecords.ofBatches(e.getValue())) {
-        MinuteStats stats;
+        DeviceMinuteFn.DeviceRow computed;
         try {
-          stats = MinuteStats.of(device.readings, device.heartbeats);
+          computed =
+              DeviceMinuteFn.DeviceRow.of(widen, device, w, pane.getIndex(), pane.getTiming());
         } catch (RuntimeException thrown) {
           continue;
         }
-        out.output(KV.of(sitePart(device.site(), device.deviceId), KV.of(pane.getIndex(), stats)));
+        out.output(computed.sitePart());
       }
     }
   }

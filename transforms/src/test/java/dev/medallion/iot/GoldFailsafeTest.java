@@ -6,9 +6,11 @@ import dev.medallion.core.DeadLetter;
 import dev.medallion.testing.BeamPipelineExtension;
 import dev.medallion.testing.Events;
 import java.util.List;
+import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.IterableCoder;
 import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.ListCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.testing.PAssert;
@@ -19,7 +21,9 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.join.CoGbkResult;
 import org.apache.beam.sdk.transforms.join.CoGbkResultSchema;
 import org.apache.beam.sdk.transforms.join.UnionCoder;
+import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptors;
@@ -112,6 +116,59 @@ class GoldFailsafeTest {
                         .via(DeadLetter::getOriginalPayload)))
         .containsInAnyOrder(
             r1.getRawPayload(), r2.getRawPayload(), r3.getRawPayload(), h.getRawPayload());
+    p.run().waitUntilFinish();
+  }
+
+  /**
+   * A stream's group of devices outside a minute window: the row step quarantines the device's
+   * records, and the step that hands the sites every device's aggregates gives its site none, so no
+   * record is both quarantined and counted in a site row.
+   */
+  @Test
+  void aStreamDeviceWhoseRowThrowsIsQuarantinedAndGivesItsSiteNothing(TestPipeline p)
+      throws Exception {
+    SensorReading r = Events.reading("dev-0001", "temperature", 21.5, "2026-11-29T10:15:10Z", null);
+    byte[] batch = CoderUtils.encodeToByteArray(ListCoder.of(IotRecordCoders.READING), List.of(r));
+    CoGbkResult group =
+        CoGbkResult.of(WindowedDeviceStats.READING_BATCHES_SIDE, List.of(batch))
+            .and(WindowedDeviceStats.HEARTBEAT_BATCHES_SIDE, List.<byte[]>of());
+    Coder<CoGbkResult> groupCoder =
+        CoGbkResult.CoGbkResultCoder.of(
+            CoGbkResultSchema.of(
+                List.of(
+                    WindowedDeviceStats.READING_BATCHES_SIDE,
+                    WindowedDeviceStats.HEARTBEAT_BATCHES_SIDE)),
+            UnionCoder.of(List.of(ByteArrayCoder.of(), ByteArrayCoder.of())));
+    PCollection<KV<String, CoGbkResult>> groups =
+        p.apply(
+            Create.of(KV.of(WindowedDeviceStats.joinKey("dev-0001", 1), group))
+                .withCoder(KvCoder.of(StringUtf8Coder.of(), groupCoder)));
+
+    PCollectionTuple rows =
+        groups.apply(
+            "Rows",
+            ParDo.of(new WindowedDeviceStats.StreamDeviceMinuteFn(SensorCatalog.DEFAULT))
+                .withOutputTags(
+                    WindowedDeviceStats.DEVICE_MINUTE,
+                    TupleTagList.of(DeadLetter.TAG).and(WindowedDeviceStats.SENSOR_MINUTE)));
+    rows.get(WindowedDeviceStats.DEVICE_MINUTE)
+        .setRowSchema(GoldColumns.deviceMinute(SensorCatalog.DEFAULT));
+    PCollection<KV<String, KV<Long, MinuteStats>>> siteParts =
+        groups
+            .apply(
+                "SiteParts",
+                ParDo.of(new WindowedDeviceStats.StreamSitePartsFn(SensorCatalog.DEFAULT)))
+            .setCoder(
+                KvCoder.of(StringUtf8Coder.of(), KvCoder.of(VarLongCoder.of(), MinuteStats.CODER)));
+
+    PAssert.that(rows.get(WindowedDeviceStats.DEVICE_MINUTE)).empty();
+    PAssert.that(
+            rows.get(DeadLetter.TAG)
+                .apply(
+                    MapElements.into(TypeDescriptors.strings())
+                        .via(DeadLetter::getOriginalPayload)))
+        .containsInAnyOrder(r.getRawPayload());
+    PAssert.that(siteParts).empty();
     p.run().waitUntilFinish();
   }
 
