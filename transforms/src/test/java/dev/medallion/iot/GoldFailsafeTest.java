@@ -16,6 +16,7 @@ import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.join.CoGbkResult;
@@ -25,6 +26,7 @@ import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.junit.jupiter.api.Test;
@@ -54,15 +56,29 @@ class GoldFailsafeTest {
             CoGbkResultSchema.of(
                 List.of(WindowedDeviceStats.READINGS_SIDE, WindowedDeviceStats.HEARTBEATS_SIDE)),
             UnionCoder.of(List.of(readingCoder, heartbeatCoder)));
-    PCollectionTuple out =
+    return rows(
         p.apply(
-                Create.of(KV.of(key, group))
-                    .withCoder(KvCoder.of(StringUtf8Coder.of(), groupCoder)))
-            .apply(
-                ParDo.of(new WindowedDeviceStats.DeviceMinuteFn(SensorCatalog.DEFAULT))
-                    .withOutputTags(
-                        WindowedDeviceStats.DEVICE_MINUTE,
-                        TupleTagList.of(DeadLetter.TAG).and(WindowedDeviceStats.SENSOR_MINUTE)));
+            Create.of(KV.of(key, group)).withCoder(KvCoder.of(StringUtf8Coder.of(), groupCoder))),
+        new WindowedDeviceStats.DeviceMinuteFn(SensorCatalog.DEFAULT));
+  }
+
+  private static PCollection<String> quarantinedPayloads(PCollectionTuple rows) {
+    return rows.get(DeadLetter.TAG)
+        .apply(
+            "Payloads",
+            MapElements.into(TypeDescriptors.strings()).via(DeadLetter::getOriginalPayload));
+  }
+
+  /** The device rows, dead letters and sensor rows of a row step applied to {@code groups}. */
+  private static PCollectionTuple rows(
+      PCollection<KV<String, CoGbkResult>> groups, DoFn<KV<String, CoGbkResult>, Row> step) {
+    PCollectionTuple out =
+        groups.apply(
+            "Rows",
+            ParDo.of(step)
+                .withOutputTags(
+                    WindowedDeviceStats.DEVICE_MINUTE,
+                    TupleTagList.of(DeadLetter.TAG).and(WindowedDeviceStats.SENSOR_MINUTE)));
     out.get(WindowedDeviceStats.DEVICE_MINUTE)
         .setRowSchema(GoldColumns.deviceMinute(SensorCatalog.DEFAULT));
     return out;
@@ -109,11 +125,7 @@ class GoldFailsafeTest {
             p, WindowedDeviceStats.joinKey("dev-0001", 1), List.of(r1, r2, r3), List.of(h));
 
     PAssert.that(out.get(WindowedDeviceStats.DEVICE_MINUTE)).empty();
-    PAssert.that(
-            out.get(DeadLetter.TAG)
-                .apply(
-                    MapElements.into(TypeDescriptors.strings())
-                        .via(DeadLetter::getOriginalPayload)))
+    PAssert.that(quarantinedPayloads(out))
         .containsInAnyOrder(
             r1.getRawPayload(), r2.getRawPayload(), r3.getRawPayload(), h.getRawPayload());
     p.run().waitUntilFinish();
@@ -145,14 +157,7 @@ class GoldFailsafeTest {
                 .withCoder(KvCoder.of(StringUtf8Coder.of(), groupCoder)));
 
     PCollectionTuple rows =
-        groups.apply(
-            "Rows",
-            ParDo.of(new WindowedDeviceStats.StreamDeviceMinuteFn(SensorCatalog.DEFAULT))
-                .withOutputTags(
-                    WindowedDeviceStats.DEVICE_MINUTE,
-                    TupleTagList.of(DeadLetter.TAG).and(WindowedDeviceStats.SENSOR_MINUTE)));
-    rows.get(WindowedDeviceStats.DEVICE_MINUTE)
-        .setRowSchema(GoldColumns.deviceMinute(SensorCatalog.DEFAULT));
+        rows(groups, new WindowedDeviceStats.StreamDeviceMinuteFn(SensorCatalog.DEFAULT));
     PCollection<KV<String, KV<Long, MinuteStats>>> siteParts =
         groups
             .apply(
@@ -162,12 +167,7 @@ class GoldFailsafeTest {
                 KvCoder.of(StringUtf8Coder.of(), KvCoder.of(VarLongCoder.of(), MinuteStats.CODER)));
 
     PAssert.that(rows.get(WindowedDeviceStats.DEVICE_MINUTE)).empty();
-    PAssert.that(
-            rows.get(DeadLetter.TAG)
-                .apply(
-                    MapElements.into(TypeDescriptors.strings())
-                        .via(DeadLetter::getOriginalPayload)))
-        .containsInAnyOrder(r.getRawPayload());
+    PAssert.that(quarantinedPayloads(rows)).containsInAnyOrder(r.getRawPayload());
     PAssert.that(siteParts).empty();
     p.run().waitUntilFinish();
   }
