@@ -2,13 +2,10 @@ package dev.medallion.core;
 
 import java.io.IOException;
 import java.nio.channels.WritableByteChannel;
-import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericRecord;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.io.FileIO;
 import org.apache.beam.sdk.io.WriteFilesResult;
-import org.apache.beam.sdk.io.parquet.ParquetIO;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.windowing.AfterProcessingTime;
@@ -18,6 +15,8 @@ import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 
 /**
@@ -65,7 +64,6 @@ public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<S
   public WriteFilesResult<String> expand(PCollection<T> input) {
     // Parquet files of an Iceberg table hold microsecond timestamps (ParquetRecords).
     ParquetRecords records = ParquetRecords.of(input.getSchema());
-    Schema avroSchema = records.schema();
     SerializableFunction<T, Row> toRow = input.getToRowFunction();
     String prefix = "part-" + runId;
     return input
@@ -83,68 +81,48 @@ public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<S
             FileIO.<String, KV<String, byte[]>>writeDynamic()
                 .by(KV::getKey)
                 .withDestinationCoder(StringUtf8Coder.of())
-                .via(
-                    new BatchSink<>(
-                        input.getCoder(),
-                        new ToGenericRecord<>(toRow, records),
-                        ParquetIO.sink(avroSchema)))
+                .via(new BatchSink<>(input.getCoder(), toRow, records))
                 .to(tableRoot)
                 .withNaming(dir -> FileIO.Write.defaultNaming(dir + "/" + prefix, ".parquet"))
                 .withNumShards(numShards));
   }
 
   /**
-   * Writes batches of records ({@link KeyedBatches}) record by record through a sink. The write
-   * groups what it flushes per shard, and the DirectRunner copies a shard's values through their
-   * coder whenever a bundle reaches it: batches are copied as byte arrays, not record by record
-   * (the copies grew with the rate times the flush interval: 20 % of a stream's CPU at 8,600
-   * records/s, JFR, 2026-12-04).
+   * Writes batches of records ({@link KeyedBatches}) record by record into a Parquet file, as a
+   * replay's files are written ({@link RowWriteSupport}: no Avro record per row; the same column
+   * settings, {@link WriteTableFiles#open}). The write groups what it flushes per shard, and the
+   * DirectRunner copies a shard's values through their coder whenever a bundle reaches it: batches
+   * are copied as byte arrays, not record by record (the copies grew with the rate times the flush
+   * interval: 20 % of a stream's CPU at 8,600 records/s, JFR, 2026-12-04).
    */
   static class BatchSink<T> implements FileIO.Sink<KV<String, byte[]>> {
     private final Coder<T> coder;
-    private final SerializableFunction<T, GenericRecord> toAvro;
-    private final FileIO.Sink<GenericRecord> sink;
-
-    BatchSink(
-        Coder<T> coder,
-        SerializableFunction<T, GenericRecord> toAvro,
-        FileIO.Sink<GenericRecord> sink) {
-      this.coder = coder;
-      this.toAvro = toAvro;
-      this.sink = sink;
-    }
-
-    @Override
-    public void open(WritableByteChannel channel) throws IOException {
-      sink.open(channel);
-    }
-
-    @Override
-    public void write(KV<String, byte[]> batch) throws IOException {
-      for (T record : KeyedBatches.decode(batch.getValue(), coder)) {
-        sink.write(toAvro.apply(record));
-      }
-    }
-
-    @Override
-    public void flush() throws IOException {
-      sink.flush();
-    }
-  }
-
-  /** Converts a record to Avro through its Beam Row, timestamps in microseconds. */
-  static class ToGenericRecord<T> implements SerializableFunction<T, GenericRecord> {
     private final SerializableFunction<T, Row> toRow;
     private final ParquetRecords records;
+    private transient @Nullable ParquetWriter<Row> writer;
 
-    ToGenericRecord(SerializableFunction<T, Row> toRow, ParquetRecords records) {
+    BatchSink(Coder<T> coder, SerializableFunction<T, Row> toRow, ParquetRecords records) {
+      this.coder = coder;
       this.toRow = toRow;
       this.records = records;
     }
 
     @Override
-    public GenericRecord apply(T record) {
-      return records.toAvro(toRow.apply(record));
+    public void open(WritableByteChannel channel) throws IOException {
+      writer = WriteTableFiles.open(WriteTableFiles.ChannelOutputFile.of(channel), records);
+    }
+
+    @Override
+    public void write(KV<String, byte[]> batch) throws IOException {
+      for (T record : KeyedBatches.decode(batch.getValue(), coder)) {
+        writer.write(toRow.apply(record));
+      }
+    }
+
+    /** Ends the file (its footer); the write closes the channel. */
+    @Override
+    public void flush() throws IOException {
+      writer.close();
     }
   }
 }

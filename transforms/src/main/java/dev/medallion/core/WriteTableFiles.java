@@ -3,6 +3,7 @@ package dev.medallion.core;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
+import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -32,6 +33,7 @@ import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 
 /**
@@ -237,13 +239,20 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
 
   /** A new file of a table's rows ({@link RowWriteSupport}). */
   static ParquetWriter<Row> open(String path, ParquetRecords records) throws IOException {
-    return configured(RowWriteSupport.builder(new BeamOutputFile(path), records), records.schema());
+    return open(ChannelOutputFile.of(path), records);
+  }
+
+  /**
+   * A table's rows into {@code file} ({@link RowWriteSupport}), with every table file's settings.
+   */
+  static ParquetWriter<Row> open(OutputFile file, ParquetRecords records) throws IOException {
+    return configured(RowWriteSupport.builder(file, records), records.schema());
   }
 
   /** A new file of Avro records of {@code schema} (a table's files, rewritten). */
   static ParquetWriter<GenericRecord> open(String path, Schema schema) throws IOException {
     return configured(
-        AvroParquetWriter.<GenericRecord>builder(new BeamOutputFile(path)).withSchema(schema),
+        AvroParquetWriter.<GenericRecord>builder(ChannelOutputFile.of(path)).withSchema(schema),
         schema);
   }
 
@@ -313,55 +322,42 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
   }
 
   /**
-   * A new file of Beam's file systems (local, {@code s3://}, …) as Parquet's {@link OutputFile}.
+   * A channel as Parquet's {@link OutputFile}: a new file of Beam's file systems (local, {@code
+   * s3://}, …, {@link #of(String)}), or a channel opened by someone else (Beam's {@code FileIO},
+   * {@link #of(WritableByteChannel)}).
    */
-  static final class BeamOutputFile implements OutputFile {
-    private final String path;
+  static final class ChannelOutputFile implements OutputFile {
+    /** Opens the channel the file is written to. */
+    interface Opener {
+      WritableByteChannel open() throws IOException;
+    }
 
-    BeamOutputFile(String path) {
+    private final Opener opener;
+    private final @Nullable String path;
+
+    private ChannelOutputFile(Opener opener, @Nullable String path) {
+      this.opener = opener;
       this.path = path;
+    }
+
+    static ChannelOutputFile of(String path) {
+      return new ChannelOutputFile(
+          () -> FileSystems.create(FileSystems.matchNewResource(path, false), MimeTypes.BINARY),
+          path);
+    }
+
+    static ChannelOutputFile of(WritableByteChannel channel) {
+      return new ChannelOutputFile(() -> channel, null);
     }
 
     @Override
     public PositionOutputStream create(long blockSizeHint) throws IOException {
-      return createOrOverwrite(blockSizeHint);
+      return positioned(Channels.newOutputStream(opener.open()));
     }
 
     @Override
     public PositionOutputStream createOrOverwrite(long blockSizeHint) throws IOException {
-      OutputStream out =
-          Channels.newOutputStream(
-              FileSystems.create(FileSystems.matchNewResource(path, false), MimeTypes.BINARY));
-      return new PositionOutputStream() {
-        private long pos;
-
-        @Override
-        public long getPos() {
-          return pos;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-          out.write(b);
-          pos++;
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-          out.write(b, off, len);
-          pos += len;
-        }
-
-        @Override
-        public void flush() throws IOException {
-          out.flush();
-        }
-
-        @Override
-        public void close() throws IOException {
-          out.close();
-        }
-      };
+      return create(blockSizeHint);
     }
 
     @Override
@@ -375,8 +371,42 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
     }
 
     @Override
-    public String getPath() {
+    public @Nullable String getPath() {
       return path;
     }
+  }
+
+  /** {@code out}, counting the bytes written to it. */
+  private static PositionOutputStream positioned(OutputStream out) {
+    return new PositionOutputStream() {
+      private long pos;
+
+      @Override
+      public long getPos() {
+        return pos;
+      }
+
+      @Override
+      public void write(int b) throws IOException {
+        out.write(b);
+        pos++;
+      }
+
+      @Override
+      public void write(byte[] b, int off, int len) throws IOException {
+        out.write(b, off, len);
+        pos += len;
+      }
+
+      @Override
+      public void flush() throws IOException {
+        out.flush();
+      }
+
+      @Override
+      public void close() throws IOException {
+        out.close();
+      }
+    };
   }
 }
