@@ -570,9 +570,12 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     private final boolean batches;
 
     DeviceMinuteFn(SensorCatalog catalog) {
-      this(
-          GoldColumns.Widen.of(DeviceMinute.class, GoldColumns.deviceMinute(catalog), catalog),
-          false);
+      this(widen(catalog), false);
+    }
+
+    /** The device row's wide form: the catalog's aggregates as columns ({@link GoldColumns}). */
+    static GoldColumns.Widen<DeviceMinute> widen(SensorCatalog catalog) {
+      return GoldColumns.Widen.of(DeviceMinute.class, GoldColumns.deviceMinute(catalog), catalog);
     }
 
     private DeviceMinuteFn(GoldColumns.Widen<DeviceMinute> widen, boolean batches) {
@@ -717,8 +720,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     private final GoldColumns.Widen<DeviceMinute> widen;
 
     StreamDeviceMinuteFn(SensorCatalog catalog) {
-      this.widen =
-          GoldColumns.Widen.of(DeviceMinute.class, GoldColumns.deviceMinute(catalog), catalog);
+      this.widen = DeviceMinuteFn.widen(catalog);
     }
 
     @ProcessElement
@@ -755,8 +757,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     private final GoldColumns.Widen<DeviceMinute> widen;
 
     StreamSitePartsFn(SensorCatalog catalog) {
-      this.widen =
-          GoldColumns.Widen.of(DeviceMinute.class, GoldColumns.deviceMinute(catalog), catalog);
+      this.widen = DeviceMinuteFn.widen(catalog);
     }
 
     @ProcessElement
