@@ -1,5 +1,7 @@
 package dev.medallion.generator;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Iterator;
 import java.util.Locale;
 import java.util.NoSuchElementException;
@@ -30,6 +32,8 @@ public final class EventGenerator implements Iterator<GeneratedLine> {
                   ? Long.compare(a.arrivalMillis(), b.arrivalMillis())
                   : Long.compare(a.order(), b.order()));
   private final long endMillis;
+  // The registry's id of device d at d - 1.
+  private final String[] deviceIds;
   private long round;
   private long order;
   private long emitted;
@@ -38,6 +42,10 @@ public final class EventGenerator implements Iterator<GeneratedLine> {
     this.config = config;
     this.random = new SplittableRandom(config.seed());
     this.endMillis = config.start().getMillis() + config.duration().getMillis();
+    this.deviceIds = new String[Math.max(0, config.devices())];
+    for (int d = 1; d <= deviceIds.length; d++) {
+      deviceIds[d - 1] = DeviceRegistryWriter.deviceId(d);
+    }
   }
 
   public GeneratorConfig config() {
@@ -133,36 +141,62 @@ public final class EventGenerator implements Iterator<GeneratedLine> {
         }
       }
     }
-    return String.format(
-        Locale.ROOT,
-        "{\"device_id\":\"%s\",\"sensor_type\":\"%s\",\"value\":%.2f,\"unit\":\"%s\",\"ts\":\"%s\",\"seq\":%d}",
-        device,
-        type,
-        value,
-        unit,
-        new Instant(ts),
-        round);
+    StringBuilder line =
+        new StringBuilder(128)
+            .append("{\"device_id\":\"")
+            .append(device)
+            .append("\",\"sensor_type\":\"")
+            .append(type)
+            .append("\",\"value\":");
+    return appendFixed(line, value, 2)
+        .append(",\"unit\":\"")
+        .append(unit)
+        .append("\",\"ts\":\"")
+        .append(new Instant(ts))
+        .append("\",\"seq\":")
+        .append(round)
+        .append('}')
+        .toString();
   }
 
   private String heartbeat(int d, long ts) {
     double battery = Math.max(0, 100 - round * 0.05 - d % 7 - random.nextInt(0, 3));
     int rssi = -50 - random.nextInt(0, 40);
     String status = STATUSES[random.nextInt(STATUSES.length)];
-    return String.format(
-        Locale.ROOT,
-        "{\"device_id\":\"%s\",\"battery_pct\":%.1f,\"rssi_dbm\":%d,\"status\":\"%s\",\"ts\":%d}",
-        deviceId(d),
-        battery,
-        rssi,
-        status,
-        ts);
+    StringBuilder line =
+        new StringBuilder(112)
+            .append("{\"device_id\":\"")
+            .append(deviceId(d))
+            .append("\",\"battery_pct\":");
+    return appendFixed(line, battery, 1)
+        .append(",\"rssi_dbm\":")
+        .append(rssi)
+        .append(",\"status\":\"")
+        .append(status)
+        .append("\",\"ts\":")
+        .append(ts)
+        .append('}')
+        .toString();
+  }
+
+  /**
+   * {@code value} with {@code decimals} digits after the point, for a value of zero or more the
+   * text of {@code String.format(Locale.ROOT, "%.<decimals>f", value)}: its shortest decimal
+   * ({@link Double#toString}) rounded half up, so 99.85 gives 99.9. A quarter of the time of the
+   * format, which took a tenth of a generated stream's CPU.
+   */
+  static StringBuilder appendFixed(StringBuilder out, double value, int decimals) {
+    return out.append(
+        new BigDecimal(Double.toString(value))
+            .setScale(decimals, RoundingMode.HALF_UP)
+            .toPlainString());
   }
 
   private String deviceId(int d) {
     if (chance(config.unknownDeviceRate())) {
       return String.format(Locale.ROOT, "dev-9%03d", d % 1000);
     }
-    return DeviceRegistryWriter.deviceId(d);
+    return deviceIds[d - 1];
   }
 
   private String malformed(String line) {

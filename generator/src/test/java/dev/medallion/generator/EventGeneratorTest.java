@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -52,6 +54,25 @@ class EventGeneratorTest {
             l ->
                 l.eventMillis() >= START.getMillis()
                     && l.eventMillis() < START.plus(Duration.standardMinutes(5)).getMillis());
+  }
+
+  @Test
+  void valuesAreWrittenAsStringFormatWritesThem() {
+    SplittableRandom random = new SplittableRandom(11);
+    List<Double> values =
+        new ArrayList<>(List.of(0.0, 99.85, 99.95, 1.005, 0.125, 2.675, 999.995, 1e-7, 1e7, 100.0));
+    for (int i = 0; i < 20_000; i++) {
+      values.add(15 + 10 * random.nextDouble());
+      values.add(990 + 40 * random.nextDouble());
+      values.add(Math.max(0, 100 - random.nextInt(4000) * 0.05 - random.nextInt(0, 9)));
+    }
+    for (double value : values) {
+      for (int decimals = 0; decimals <= 3; decimals++) {
+        assertThat(EventGenerator.appendFixed(new StringBuilder("v="), value, decimals).toString())
+            .as("%s with %d decimals", value, decimals)
+            .isEqualTo("v=" + String.format(Locale.ROOT, "%." + decimals + "f", value));
+      }
+    }
   }
 
   @Test
