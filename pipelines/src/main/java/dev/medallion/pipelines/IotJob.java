@@ -106,6 +106,16 @@ public final class IotJob {
   }
 
   /**
+   * Whether {@code stage} reads the built-in generator: a stream ({@link #isStream}) not from
+   * Kafka.
+   */
+  static boolean readsTheGenerator(Stage stage, IotOptions options) {
+    return (stage == Stage.ALL || stage == Stage.BRONZE)
+        && options.getInput().isEmpty()
+        && options.getInputTopic().isEmpty();
+  }
+
+  /**
    * Spark's streaming mode reads only the generator and Kafka; a Silver or Gold stage without
    * {@code --inputTopic} reads the layer below from its table's files, which failed there deep in
    * the runner (a {@code NullPointerException} in its translation).

@@ -109,17 +109,20 @@ public final class RunnerDefaults {
   }
 
   /**
-   * The options of an IoT stage ({@link #options}). A stream (the generator, a Kafka topic: {@link
-   * IotJob#isStream}) on the DirectRunner runs on one worker thread unless {@code
-   * --targetParallelism} is set. The DirectRunner's loop that hands out bundles and looks through
-   * every step's timers runs as a task on the same workers and puts itself back on their queue at
-   * once, work or not; with the default 3 workers on 2 cores it took 42 % of a stream's CPU samples
-   * (JFR, the generator at full speed, 2026-12-04). Measured by hand at {@code 10b13de}, one run
-   * each: 1,047,471 generated lines from first Bronze row to last Gold row in 42.5 s with 1 worker
-   * and 61 s of CPU, against 47.9 s and 83 s with 3 (44.7 to 47.3 s with 2, 55.0 s with 6); the
-   * Kafka stages' backlog of 100,000 events 5,917 events/s end to end with 65 s of CPU, against
-   * 4,255/s and 114 s. A replay of files keeps the default: it took 23.1 s with 1 worker against
-   * 20.1 s with 3.
+   * The options of an IoT stage ({@link #options}). A stream on the DirectRunner runs on few worker
+   * threads unless {@code --targetParallelism} is set: {@link #GENERATOR_WORKERS} from the
+   * generator, one from a Kafka topic ({@link IotJob#isStream}). The DirectRunner's loop that hands
+   * out bundles and looks through every step's timers runs as a task on the same workers and puts
+   * itself back on their queue at once, work or not; with the default 3 workers on 2 cores it took
+   * 42 % of a stream's CPU samples (JFR, the generator at full speed, 2026-12-04), a cost per
+   * bundle. Measured by hand at {@code 10b13de}, one run each, when the generator's bundles held
+   * 10,000 lines: 1,047,471 generated lines from first Bronze row to last Gold row in 42.5 s with 1
+   * worker and 61 s of CPU, against 47.9 s and 83 s with 3 (44.7 to 47.3 s with 2, 55.0 s with 6);
+   * the Kafka stages' backlog of 100,000 events 5,917 events/s end to end with 65 s of CPU, against
+   * 4,255/s and 114 s. With the generator's bundles of 200,000 lines ({@link
+   * IotJob#GENERATOR_BATCH}) the loop runs less often, and 2 workers use the second core: 18.4,
+   * 18.8 and 18.6 s against 20.0 and 21.6 s with 1 worker and 20.1 s with 3 (2026-12-05). A replay
+   * of files keeps the default: it took 23.1 s with 1 worker against 20.1 s with 3.
    */
   public static IotOptions iotOptions(String[] args, IotJob.Stage stage) {
     IotOptions options = options(args, IotOptions.class);
@@ -127,10 +130,14 @@ public final class RunnerDefaults {
     if (set || isSpark(options) || !IotJob.isStream(stage, options)) {
       return options;
     }
-    String[] oneWorker = Arrays.copyOf(args, args.length + 1);
-    oneWorker[args.length] = "--targetParallelism=1";
-    return options(oneWorker, IotOptions.class);
+    int workers = IotJob.readsTheGenerator(stage, options) ? GENERATOR_WORKERS : 1;
+    String[] withWorkers = Arrays.copyOf(args, args.length + 1);
+    withWorkers[args.length] = "--targetParallelism=" + workers;
+    return options(withWorkers, IotOptions.class);
   }
+
+  /** The DirectRunner's workers for a stream from the generator ({@link #iotOptions}). */
+  static final int GENERATOR_WORKERS = 2;
 
   private static final List<String> DIRECT =
       List.of("--enforceImmutability=false", "--enforceEncodability=false", "--blockOnRun=false");

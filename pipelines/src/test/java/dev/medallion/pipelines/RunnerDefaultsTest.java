@@ -118,8 +118,12 @@ class RunnerDefaultsTest {
   }
 
   @Test
-  void anIotStreamOnTheDirectRunnerRunsOnOneWorkerUnlessSet() {
-    assertThat(workers(IotJob.Stage.ALL)).isEqualTo(1); // the generator
+  void anIotStreamOnTheDirectRunnerRunsOnFewWorkersUnlessSet() {
+    // the generator
+    assertThat(workers(IotJob.Stage.ALL)).isEqualTo(2);
+    assertThat(workers(IotJob.Stage.BRONZE)).isEqualTo(2);
+    // Kafka
+    assertThat(workers(IotJob.Stage.ALL, "--inputTopic=iot-raw")).isEqualTo(1);
     assertThat(workers(IotJob.Stage.BRONZE, "--inputTopic=iot-raw")).isEqualTo(1);
     assertThat(workers(IotJob.Stage.SILVER, "--inputTopic=iot-bronze")).isEqualTo(1);
     assertThat(workers(IotJob.Stage.GOLD, "--inputTopic=iot-silver")).isEqualTo(1);
