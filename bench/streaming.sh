@@ -22,7 +22,9 @@
 # generator (DirectRunner): `run` with its built-in generator at full speed, all in one process:
 #   about --events lines of --devices devices (16 lines per device and minute of event time), as
 #   fast as the pipeline takes them. Its rate: the lines read / (the last Gold row written - the
-#   first Bronze row ingested), from the tables; wall, CPU and peak RSS of the process.
+#   first Bronze row ingested), from the tables; wall, CPU and peak RSS of the process. Latency
+#   as live's, from each reading's ingest time in Bronze (its received_at is on the generator's
+#   sped-up clock).
 # Every figure is appended to bench/results/streaming.csv and the README's streaming table is
 # redrawn from the newest figures there of each phase, runner and stage.
 set -euo pipefail
@@ -189,6 +191,23 @@ if [[ ,$phases, == *,backlog,* && ,$runners, == *,spark,* ]]; then
   stop_broker
 fi
 
+# latency LAKE ARRIVAL: the readings with a Gold row, and the seconds from each reading's ARRIVAL
+# (a column of Silver's readings) to the first Gold device_minute row of its device and minute
+# written after it: p50, p99, max.
+latency() {
+  sql /dev/stdin lake="$1" arrival="$2" <<'SQL'
+WITH e AS (
+  SELECT row_number() OVER () AS id, device_id, time_bucket(INTERVAL 1 minute, event_ts) AS w, ${arrival} AS arrival
+  FROM read_parquet('${lake}/silver/sensor_readings/**/*.parquet')),
+g AS (SELECT device_id, window_start AS w, written_at FROM read_parquet('${lake}/gold/device_minute/**/*.parquet')),
+l AS (
+  SELECT e.id, (epoch_ms(min(g.written_at)) - epoch_ms(min(e.arrival))) / 1000.0 AS s
+  FROM e JOIN g ON e.device_id = g.device_id AND e.w = g.w AND g.written_at >= e.arrival
+  GROUP BY e.id)
+SELECT count(*), round(quantile_cont(s, 0.5), 1), round(quantile_cont(s, 0.99), 1), round(max(s), 1) FROM l;
+SQL
+}
+
 # live RUNNER: the three stages first, then the generator at real time; latency from the tables.
 live() {
   local runner=$1 flags=() stop=(--idleStopSeconds=20)
@@ -222,18 +241,7 @@ live() {
     waitfor "$bronze_pid"; waitfor "$silver_pid"; waitfor "$gold_pid"
   fi
   sent=$(sed -n 's/^generated \([0-9]*\) lines.*/\1/p' "$work/generate.err")
-  read -r n p50 p99 max < <(sql /dev/stdin lake="$live_lake" <<'SQL'
-WITH e AS (
-  SELECT row_number() OVER () AS id, device_id, time_bucket(INTERVAL 1 minute, event_ts) AS w, received_at
-  FROM read_parquet('${lake}/silver/sensor_readings/**/*.parquet')),
-g AS (SELECT device_id, window_start AS w, written_at FROM read_parquet('${lake}/gold/device_minute/**/*.parquet')),
-l AS (
-  SELECT e.id, (epoch_ms(min(g.written_at)) - epoch_ms(min(e.received_at))) / 1000.0 AS s
-  FROM e JOIN g ON e.device_id = g.device_id AND e.w = g.w AND g.written_at >= e.received_at
-  GROUP BY e.id)
-SELECT count(*), round(quantile_cont(s, 0.5), 1), round(quantile_cont(s, 0.99), 1), round(max(s), 1) FROM l;
-SQL
-)
+  read -r n p50 p99 max < <(latency "$live_lake" received_at)
   for s in bronze silver gold; do
     read -r wall cpu rss < <(measured $s)
     row live "$runner" $s "$(read_by $s)" "" "" "$wall" "$cpu" "$rss" "" "" ""
@@ -264,8 +272,9 @@ SELECT round((epoch_ms((SELECT max(written_at) FROM read_parquet('${lake}/gold/d
       - epoch_ms((SELECT min(ingest_ts) FROM read_parquet('${lake}/bronze/iot_events/**/*.parquet')))) / 1000.0, 1);
 SQL
 )
+  read -r _ p50 p99 max < <(latency "$gen_lake" ingest_ts)
   read -r wall cpu rss < <(measured generator)
-  row generator direct all-in-one "$n" "$span" "$(per_s "$n" "$span")" "$wall" "$cpu" "$rss" "" "" ""
+  row generator direct all-in-one "$n" "$span" "$(per_s "$n" "$span")" "$wall" "$cpu" "$rss" "$p50" "$p99" "$max"
 fi
 
 # The README's streaming table, from this run's rows.
