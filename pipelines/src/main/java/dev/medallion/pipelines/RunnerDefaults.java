@@ -44,6 +44,7 @@ public final class RunnerDefaults {
       sparkConf(Runtime.getRuntime().maxMemory(), System.getProperties());
       SparkStageNames.install();
     }
+    S3Support.regionWithoutInstanceMetadata(args, options);
     FileSystems.setDefaultPipelineOptions(options);
     return options;
   }
