@@ -1,7 +1,9 @@
 package dev.medallion.lakehouse;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.beam.sdk.io.FileSystems;
@@ -34,6 +36,14 @@ public final class S3Support {
 
   /** Sets up Beam's file systems from Beam-style flags, for the commands that are no pipeline. */
   public static void configure(List<String> beamArgs) {
+    configure(beamArgs, List.of());
+  }
+
+  /**
+   * As {@link #configure(List)}, for a command that also reaches {@code paths} (its lakehouse,
+   * taken by its own flag): an {@code s3://} one keeps the SDK's region chain.
+   */
+  public static void configure(List<String> beamArgs, List<String> paths) {
     register();
     S3Options options;
     try {
@@ -49,22 +59,27 @@ public final class S3Support {
       }
       throw e;
     }
-    regionWithoutInstanceMetadata(beamArgs.toArray(String[]::new), options);
+    List<String> reached = new ArrayList<>(beamArgs);
+    reached.addAll(paths);
+    regionWithoutInstanceMetadata(reached.toArray(String[]::new), options);
     FileSystems.setDefaultPipelineOptions(options);
   }
 
   /**
-   * For a job with no {@code s3://} path and no {@code --awsRegion}: the AWS region of the SDK's
-   * own settings ({@code aws.region}, {@code AWS_REGION}) or profile, else none, without asking the
-   * EC2 instance metadata service. Beam's default region asks the SDK's whole chain each time the
-   * file systems are set up, and off EC2 the instance metadata probe waited about 0.7 s each time
-   * (retries and their pauses): a command's start paid it once or twice, a Kafka stage three times,
-   * and a test class that builds options ten times took 22 s instead of 1 s. Nothing reaches S3 in
-   * such a job, so the region is not used. A job with an {@code s3://} path keeps Beam's default,
+   * For a job none of whose {@code args} names an {@code s3://} path or {@code --awsRegion}: the
+   * AWS region of the SDK's own settings ({@code aws.region}, {@code AWS_REGION}) or profile, else
+   * none, without asking the EC2 instance metadata service. Beam's default region asks the SDK's
+   * whole chain each time the file systems are set up, and off EC2 the instance metadata probe
+   * waited about 0.7 s each time (retries and their pauses): a command's start paid it once or
+   * twice, a Kafka stage three times, and a test class that builds options ten times took 22 s
+   * instead of 1 s. Should such a job reach S3 after all, the S3 client, built at its first
+   * request, asks the SDK's chain then. A job with an {@code s3://} path keeps Beam's default,
    * which on EC2 finds the instance's region.
    */
   public static void regionWithoutInstanceMetadata(String[] args, PipelineOptions options) {
-    if (Arrays.stream(args).anyMatch(a -> a.startsWith("--awsRegion") || a.contains("s3://"))) {
+    if (Arrays.stream(args)
+        .map(a -> a.toLowerCase(Locale.ROOT))
+        .anyMatch(a -> a.startsWith("--awsregion") || a.contains("s3://"))) {
       return;
     }
     Region region;

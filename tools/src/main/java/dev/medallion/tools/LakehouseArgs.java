@@ -44,7 +44,7 @@ public class LakehouseArgs {
    * collects with {@code @Unmatched} (picocli takes that annotation only on the command itself).
    */
   void configureFileSystems(List<String> beamArgs) {
-    S3Support.configure(beamArgs);
+    S3Support.configure(beamArgs, List.of(lakehouse));
     LakeTables.Config.setDefaults(catalog, catalogUri);
   }
 }
