@@ -60,9 +60,30 @@ class EventGeneratorTest {
   void valuesAreWrittenAsStringFormatWritesThem() {
     SplittableRandom random = new SplittableRandom(11);
     List<Double> values =
-        new ArrayList<>(List.of(0.0, 99.85, 99.95, 1.005, 0.125, 2.675, 999.995, 1e-7, 1e7, 100.0));
+        new ArrayList<>(
+            List.of(
+                0.0,
+                -0.0,
+                99.85,
+                99.95,
+                1.005,
+                0.125,
+                2.675,
+                999.995,
+                1e-7,
+                5e-4,
+                1e-3,
+                1e7,
+                1.5e7,
+                100.0,
+                -1.005,
+                -0.001,
+                Double.NaN,
+                Double.POSITIVE_INFINITY));
     for (int i = 0; i < 20_000; i++) {
       values.add(15 + 10 * random.nextDouble());
+      values.add((15 + 10 * random.nextDouble()) * 9 / 5 + 32);
+      values.add(30 + 40 * random.nextDouble());
       values.add(990 + 40 * random.nextDouble());
       values.add(Math.max(0, 100 - random.nextInt(4000) * 0.05 - random.nextInt(0, 9)));
     }
