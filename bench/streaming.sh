@@ -241,7 +241,8 @@ live() {
     waitfor "$bronze_pid"; waitfor "$silver_pid"; waitfor "$gold_pid"
   fi
   sent=$(sed -n 's/^generated \([0-9]*\) lines.*/\1/p' "$work/generate.err")
-  read -r n p50 p99 max < <(latency "$live_lake" received_at)
+  lat=$(latency "$live_lake" received_at) || { echo "bench/streaming.sh: the live latency query failed" >&2; exit 1; }
+  read -r n p50 p99 max <<< "$lat"
   for s in bronze silver gold; do
     read -r wall cpu rss < <(measured $s)
     row live "$runner" $s "$(read_by $s)" "" "" "$wall" "$cpu" "$rss" "" "" ""
@@ -272,7 +273,8 @@ SELECT round((epoch_ms((SELECT max(written_at) FROM read_parquet('${lake}/gold/d
       - epoch_ms((SELECT min(ingest_ts) FROM read_parquet('${lake}/bronze/iot_events/**/*.parquet')))) / 1000.0, 1);
 SQL
 )
-  read -r _ p50 p99 max < <(latency "$gen_lake" ingest_ts)
+  lat=$(latency "$gen_lake" ingest_ts) || { echo "bench/streaming.sh: the generator's latency query failed" >&2; exit 1; }
+  read -r _ p50 p99 max <<< "$lat"
   read -r wall cpu rss < <(measured generator)
   row generator direct all-in-one "$n" "$span" "$(per_s "$n" "$span")" "$wall" "$cpu" "$rss" "$p50" "$p99" "$max"
 fi
