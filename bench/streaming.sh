@@ -9,6 +9,8 @@
 #   then the three stages start together and each reads the topic the stage before it fills.
 #   Per stage: records read, and records/s over the seconds it was reading (its progress line);
 #   end to end: events / (last Gold row written - first Bronze row ingested), from the tables.
+#   A stage that read fewer records than its input topic holds (stopped on its idle timeout while
+#   the stage before it was still forwarding) stops the bench with a message, nothing recorded.
 #   On Spark (local[2]) a Kafka stage is a bounded read (--maxRecords, the records the stage before
 #   it forwarded), so the stages run one after the other and their rate is records / wall time, start-up
 #   included; its Gold is checked equal to the DirectRunner's.
@@ -147,6 +149,16 @@ if [[ ,$phases, == *,backlog,* && ,$runners, == *,direct,* ]]; then
   stage silver "$direct_lake" --inputTopic=iot-bronze --outputTopic=iot-silver --idleStopSeconds=30
   stage gold "$direct_lake" --inputTopic=iot-silver --idleStopSeconds=$gold_idle
   waitfor "$bronze_pid"; waitfor "$silver_pid"; waitfor "$gold_pid"
+  # Each stage read its whole topic, or it stopped on its idle timeout before the stage before it
+  # had forwarded everything, and its rate and the end-to-end span would be wrong.
+  for s in bronze:iot-raw silver:iot-bronze gold:iot-silver; do
+    read_n=$(read_by "${s%%:*}") topic_n=$(topic_size "${s#*:}")
+    if [[ $read_n != "$topic_n" ]]; then
+      echo "bench/streaming.sh: ${s%%:*} read $read_n of the $topic_n records in ${s#*:}: it stopped on its idle timeout early; no figures recorded" >&2
+      stop_broker
+      exit 1
+    fi
+  done
   for s in bronze silver gold; do
     n=$(read_by $s)
     secs=$(active $s)
