@@ -110,9 +110,7 @@ public final class IotJob {
    * Kafka.
    */
   static boolean readsTheGenerator(Stage stage, IotOptions options) {
-    return (stage == Stage.ALL || stage == Stage.BRONZE)
-        && options.getInput().isEmpty()
-        && options.getInputTopic().isEmpty();
+    return isStream(stage, options) && options.getInputTopic().isEmpty();
   }
 
   /**

@@ -26,11 +26,13 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PDone;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.WindowingStrategy;
+import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.io.CountingOutputStream;
 import org.apache.parquet.avro.AvroParquetWriter;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.DelegatingPositionOutputStream;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -376,36 +378,13 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
     }
   }
 
-  /** {@code out}, counting the bytes written to it. */
+  /** {@code out}, counting the bytes written to it (Parquet's delegating stream, Guava's count). */
   private static PositionOutputStream positioned(OutputStream out) {
-    return new PositionOutputStream() {
-      private long pos;
-
+    CountingOutputStream counting = new CountingOutputStream(out);
+    return new DelegatingPositionOutputStream(counting) {
       @Override
       public long getPos() {
-        return pos;
-      }
-
-      @Override
-      public void write(int b) throws IOException {
-        out.write(b);
-        pos++;
-      }
-
-      @Override
-      public void write(byte[] b, int off, int len) throws IOException {
-        out.write(b, off, len);
-        pos += len;
-      }
-
-      @Override
-      public void flush() throws IOException {
-        out.flush();
-      }
-
-      @Override
-      public void close() throws IOException {
-        out.close();
+        return counting.getCount();
       }
     };
   }
