@@ -159,6 +159,10 @@ public final class IotJob {
           "--reingest is for run, which computes Silver and Gold again too; to correct a file"
               + " with one stage alone, give it a new name");
     }
+    KafkaTopics.requireExisting(
+        options,
+        isStream(stage, options) && !options.getInputTopic().isEmpty(),
+        stage == Stage.BRONZE || stage == Stage.SILVER);
     if ((stage == Stage.ALL || stage == Stage.BRONZE)
         && options.getInput().isEmpty()
         && !options.getInputTopic().isEmpty()) {

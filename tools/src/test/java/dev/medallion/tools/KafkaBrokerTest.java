@@ -1,6 +1,7 @@
 package dev.medallion.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The broker {@code medallion kafka} starts: a real Kafka (KRaft) in its own JVM from Kafka's jars,
  * its topics created, and a data folder that keeps records and consumer offsets across a restart; a
- * stage reading it while it goes away and comes back.
+ * stage reading it while it goes away and comes back; a stage given a topic the broker does not
+ * have.
  */
 class KafkaBrokerTest {
   @TempDir Path tmp;
@@ -30,7 +32,8 @@ class KafkaBrokerTest {
    * The generator's lines reach the topic keyed by device; Bronze, in a JVM of its own, reads each
    * once; the broker is killed mid-run: Bronze says so once and waits, and when the broker is back
    * (same folder, same ports) it goes on, and holds every record once, with its partition, offset
-   * and timestamp, or its dead letter.
+   * and timestamp, or its dead letter. Before that, a stage given a topic the broker lacks stops at
+   * once with a clear line.
    */
   @Test
   void bronzeWaitsForABrokerThatWentAwayAndReadsEachRecordOnce() throws Exception {
@@ -58,6 +61,34 @@ class KafkaBrokerTest {
       }
       assertThat(KafkaCommand.roundTrip(broker, "selftest")).startsWith("medallion self-test ");
       Path lake = tmp.resolve("lake");
+      // A topic the broker does not have (it creates none by itself): a clear error at the start.
+      // Forwarding to one, Bronze used to wait in Kafka's producer forever.
+      String servers = "--bootstrapServers=" + broker.bootstrapServers();
+      FaultsTest.Outcome noOutput =
+          assertTimeoutPreemptively(
+              Duration.ofSeconds(120),
+              () ->
+                  FaultsTest.medallion(
+                      "bronze",
+                      "--inputTopic=iot-raw",
+                      "--outputTopic=iot-bronz",
+                      servers,
+                      "--lakehouse=" + lake),
+              "Bronze waits for a topic that does not exist");
+      assertThat(noOutput.code()).as(noOutput.err()).isEqualTo(2);
+      assertThat(noOutput.err())
+          .contains(
+              "Kafka topic iot-bronz (--outputTopic) does not exist on "
+                  + broker.bootstrapServers());
+      FaultsTest.Outcome noInput =
+          FaultsTest.medallion("silver", "--inputTopic=iot-bronz", servers, "--lakehouse=" + lake);
+      assertThat(noInput.code()).as(noInput.err()).isEqualTo(2);
+      assertThat(noInput.err()).contains("Kafka topic iot-bronz (--inputTopic) does not exist");
+      try (Admin admin = broker.admin()) {
+        assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS))
+            .as("looking a topic up created none")
+            .doesNotContain("iot-bronz");
+      }
       Path log = tmp.resolve("bronze.log");
       bronze =
           ChildJvm.start(
