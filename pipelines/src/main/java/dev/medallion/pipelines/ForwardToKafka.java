@@ -1,7 +1,5 @@
 package dev.medallion.pipelines;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Map;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.io.kafka.KafkaIO;
@@ -11,8 +9,6 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
-import org.apache.beam.sdk.util.RowJson;
-import org.apache.beam.sdk.util.RowJsonUtils;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PDone;
 import org.apache.beam.sdk.values.Row;
@@ -24,11 +20,11 @@ import org.joda.time.Instant;
 
 /**
  * Forwards a layer's records to a Kafka topic for the next stage: each record as one JSON object
- * (its table row, as Beam's {@link RowJson} writes it and {@link ReadForwardedRows} reads it back),
- * keyed by its device (so a device's records stay in one partition, in order), with its {@code
- * received_at} as the Kafka timestamp (the next stage's arrival clock; the broker's clock when the
- * record has none). At least once: a retried bundle sends its records again, which the next stage
- * tells by their {@code source} and Gold counts once.
+ * (its table row, as {@link RowJsonCodec} writes it, the text of Beam's {@code RowJson}, and {@link
+ * ReadForwardedRows} reads it back), keyed by its device (so a device's records stay in one
+ * partition, in order), with its {@code received_at} as the Kafka timestamp (the next stage's
+ * arrival clock; the broker's clock when the record has none). At least once: a retried bundle
+ * sends its records again, which the next stage tells by their {@code source} and Gold counts once.
  */
 public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
   private final String servers;
@@ -88,11 +84,10 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
         org.apache.beam.sdk.metrics.Metrics.counter(
             dev.medallion.core.Rejections.NAMESPACE, Progress.KAFKA_OUT);
     private final String topic;
-    private final Schema schema;
+    private final RowJsonCodec json;
     private final SerializableFunction<T, Row> toRow;
     private final SerializableFunction<T, String> key;
     private final SerializableFunction<T, @Nullable Instant> arrival;
-    private transient ObjectMapper json;
 
     ToRecordFn(
         String topic,
@@ -101,20 +96,14 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
         SerializableFunction<T, String> key,
         SerializableFunction<T, @Nullable Instant> arrival) {
       this.topic = topic;
-      this.schema = schema;
+      this.json = RowJsonCodec.of(schema);
       this.toRow = toRow;
       this.key = key;
       this.arrival = arrival;
     }
 
-    @Setup
-    public void setup() {
-      json = RowJsonUtils.newObjectMapperWith(RowJson.RowJsonSerializer.forSchema(schema));
-    }
-
     @ProcessElement
-    public void process(@Element T record, OutputReceiver<ProducerRecord<String, String>> out)
-        throws JsonProcessingException {
+    public void process(@Element T record, OutputReceiver<ProducerRecord<String, String>> out) {
       SENT.inc();
       Instant at = arrival.apply(record);
       out.output(
@@ -123,7 +112,7 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
               null,
               at == null ? null : at.getMillis(),
               key.apply(record),
-              json.writeValueAsString(toRow.apply(record))));
+              json.write(toRow.apply(record))));
     }
   }
 }

@@ -1,6 +1,5 @@
 package dev.medallion.pipelines;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.medallion.core.DeadLetter;
 import dev.medallion.core.Rejections;
 import dev.medallion.iot.BronzeEvent;
@@ -11,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.Function;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
 import org.apache.beam.sdk.schemas.NoSuchSchemaException;
-import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.schemas.SchemaCoder;
 import org.apache.beam.sdk.schemas.SchemaRegistry;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -19,8 +17,6 @@ import org.apache.beam.sdk.transforms.DoFn.MultiOutputReceiver;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
-import org.apache.beam.sdk.util.RowJson;
-import org.apache.beam.sdk.util.RowJsonUtils;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.Row;
@@ -100,18 +96,19 @@ public final class ReadForwardedRows extends PTransform<PBegin, PCollectionTuple
   private static <T> Kind<T> kind(SchemaRegistry registry, Class<T> type, TupleTag<T> tag) {
     try {
       SchemaCoder<T> coder = registry.getSchemaCoder(type);
-      return new Kind<>(type, tag, coder.getSchema(), coder.getFromRowFunction());
+      return new Kind<>(type, tag, RowJsonCodec.of(coder.getSchema()), coder.getFromRowFunction());
     } catch (NoSuchSchemaException e) {
       throw new IllegalStateException(e);
     }
   }
 
-  /** A kind of row on the topic: its class, output, schema and conversion from a Beam row. */
+  /** A kind of row on the topic: its class, output, JSON and conversion from a Beam row. */
   record Kind<T>(
-      Class<T> type, TupleTag<T> tag, Schema schema, SerializableFunction<Row, T> fromRow)
+      Class<T> type, TupleTag<T> tag, RowJsonCodec json, SerializableFunction<Row, T> fromRow)
       implements java.io.Serializable {
-    void output(Row row, MultiOutputReceiver out, Function<T, Instant> eventTs) {
-      T value = fromRow.apply(row);
+    /** The row {@code text} holds, out to its tag at its event time. */
+    void output(String text, MultiOutputReceiver out, Function<T, Instant> eventTs) {
+      T value = fromRow.apply(json.read(text));
       out.get(tag).outputWithTimestamp(value, eventTs.apply(value));
     }
   }
@@ -124,25 +121,11 @@ public final class ReadForwardedRows extends PTransform<PBegin, PCollectionTuple
     final Kind<?> main;
     final @Nullable Kind<?> other;
     private final Rejections.Examples rejections = new Rejections.Examples();
-    private transient ObjectMapper mainJson;
-    private transient @Nullable ObjectMapper otherJson;
 
     ParseFn(String stage, Kind<?> main, @Nullable Kind<?> other) {
       this.stage = stage;
       this.main = main;
       this.other = other;
-    }
-
-    @Setup
-    public void setup() {
-      mainJson = mapper(main.schema());
-      otherJson = other == null ? null : mapper(other.schema());
-    }
-
-    private static ObjectMapper mapper(Schema schema) {
-      return RowJsonUtils.newObjectMapperWith(
-          RowJson.RowJsonDeserializer.forSchema(schema)
-              .withNullBehavior(RowJson.RowJsonDeserializer.NullBehavior.ACCEPT_MISSING_OR_NULL));
     }
 
     @ProcessElement
@@ -153,11 +136,11 @@ public final class ReadForwardedRows extends PTransform<PBegin, PCollectionTuple
       String json = bytes == null ? "" : new String(bytes, StandardCharsets.UTF_8);
       try {
         if (other == null) {
-          toRow(json, mainJson, (Kind<BronzeEvent>) main, out, BronzeEvent::getEventTs);
+          ((Kind<BronzeEvent>) main).output(json, out, BronzeEvent::getEventTs);
         } else if (isReading(json)) {
-          toRow(json, mainJson, (Kind<SensorReading>) main, out, SensorReading::getEventTs);
+          ((Kind<SensorReading>) main).output(json, out, SensorReading::getEventTs);
         } else {
-          toRow(json, otherJson, (Kind<Heartbeat>) other, out, Heartbeat::getEventTs);
+          ((Kind<Heartbeat>) other).output(json, out, Heartbeat::getEventTs);
         }
       } catch (RuntimeException e) {
         String reason = stage.equals(DeadLetter.SILVER) ? "not_a_bronze_row" : "not_a_silver_row";
@@ -180,16 +163,6 @@ public final class ReadForwardedRows extends PTransform<PBegin, PCollectionTuple
     /** A Silver reading has a sensor type; a heartbeat has none (not even escaped in a payload). */
     private static boolean isReading(String json) {
       return json.contains("\"sensor_type\"");
-    }
-
-    private static <T> void toRow(
-        String json,
-        ObjectMapper mapper,
-        Kind<T> kind,
-        MultiOutputReceiver out,
-        Function<T, Instant> eventTs) {
-      Row row = RowJsonUtils.jsonToRow(mapper, json);
-      kind.output(row, out, eventTs);
     }
 
     /** Rows go back to their event time, earlier than their arrival. */

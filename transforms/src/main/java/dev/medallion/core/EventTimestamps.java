@@ -22,8 +22,6 @@ public final class EventTimestamps {
   private static final long MAX_EPOCH_MILLIS = 253402300800000L;
 
   private static final DateTimeFormatter DATE = DateTimeFormatter.ofPattern("yyyy-MM-dd");
-  private static final DateTimeFormatter ISO_MILLIS =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'");
 
   private EventTimestamps() {}
 
@@ -78,7 +76,7 @@ public final class EventTimestamps {
   }
 
   /** What {@link #utcIsoMillis} returns for a text it leaves to the full parser. */
-  static final long NOT_FAST = Long.MIN_VALUE;
+  public static final long NOT_FAST = Long.MIN_VALUE;
 
   /**
    * The instant of the usual shape, {@code yyyy-MM-ddTHH:mm:ss.SSSZ} or {@code
@@ -87,7 +85,7 @@ public final class EventTimestamps {
    * {@link #NOT_FAST} for any other text, and for a date or time out of range, which the ISO parser
    * then accepts or rejects with its own message.
    */
-  static long utcIsoMillis(String t) {
+  public static long utcIsoMillis(String t) {
     int n = t.length();
     if ((n != 24 && n != 20)
         || t.charAt(4) != '-'
@@ -162,9 +160,37 @@ public final class EventTimestamps {
     return java.time.Instant.ofEpochMilli(instant.getMillis()).atOffset(ZoneOffset.UTC).getHour();
   }
 
-  /** {@code yyyy-MM-dd'T'HH:mm:ss.SSS'Z'} in UTC. */
+  /** Epoch millis of 0000-01-01T00:00:00Z. */
+  private static final long MIN_FOUR_DIGIT_YEAR_MILLIS = -62167219200000L;
+
+  /**
+   * {@code yyyy-MM-dd'T'HH:mm:ss.SSS'Z'} in UTC, the text of Joda's {@code Instant.toString()}: for
+   * the years 0 to 9999 written digit by digit, for any other year by Joda (which signs the year:
+   * {@code -0070-06-10T00:22:18.869Z}, 71 BC).
+   */
   public static String isoMillis(Instant instant) {
-    return ISO_MILLIS.format(
-        java.time.Instant.ofEpochMilli(instant.getMillis()).atOffset(ZoneOffset.UTC));
+    long millis = instant.getMillis();
+    if (millis < MIN_FOUR_DIGIT_YEAR_MILLIS || millis >= MAX_EPOCH_MILLIS) {
+      return new Instant(millis).toString();
+    }
+    LocalDate date = LocalDate.ofEpochDay(Math.floorDiv(millis, MILLIS_PER_DAY));
+    int ofDay = (int) Math.floorMod(millis, MILLIS_PER_DAY);
+    char[] s = "0000-00-00T00:00:00.000Z".toCharArray();
+    put(s, 0, date.getYear(), 4);
+    put(s, 5, date.getMonthValue(), 2);
+    put(s, 8, date.getDayOfMonth(), 2);
+    put(s, 11, ofDay / 3_600_000, 2);
+    put(s, 14, ofDay / 60_000 % 60, 2);
+    put(s, 17, ofDay / 1000 % 60, 2);
+    put(s, 20, ofDay % 1000, 3);
+    return new String(s);
+  }
+
+  /** Writes {@code value} as {@code count} ASCII digits at {@code s[from]}. */
+  private static void put(char[] s, int from, int value, int count) {
+    for (int i = from + count - 1; i >= from; i--) {
+      s[i] = (char) ('0' + value % 10);
+      value /= 10;
+    }
   }
 }

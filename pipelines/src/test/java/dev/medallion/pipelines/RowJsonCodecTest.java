@@ -1,0 +1,167 @@
+package dev.medallion.pipelines;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.medallion.core.EventTimestamps;
+import dev.medallion.iot.BronzeEvent;
+import dev.medallion.iot.Heartbeat;
+import dev.medallion.iot.SensorReading;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.schemas.SchemaRegistry;
+import org.apache.beam.sdk.util.RowJson;
+import org.apache.beam.sdk.util.RowJsonUtils;
+import org.apache.beam.sdk.values.Row;
+import org.joda.time.Instant;
+import org.joda.time.ReadableInstant;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The JSON of a forwarded row: the same text as Beam's {@code RowJson} writes for the rows of the
+ * three forwarded schemas, read back to the same values, and a clear error for what is no such row.
+ */
+class RowJsonCodecTest {
+  private static final String[] TEXTS = {
+    "",
+    "dev-0001",
+    "quote \" backslash \\ slash /",
+    "tab\tnew\nline\r",
+    "\u0001\u001f control",
+    "ünïcödé 温度 \uD83D\uDE00",
+    "{\"device_id\":\"dev-1\",\"value\":1.5}",
+    "x".repeat(70_000)
+  };
+  private static final double[] DOUBLES = {
+    0.0, -0.0, 72.7, -84.0, 1003.99, 1e-7, 1.0E21, 123456789.123, Double.MAX_VALUE, Double.MIN_VALUE
+  };
+
+  @Test
+  void writesTheTextOfBeamsRowJsonAndReadsItBack() throws Exception {
+    SchemaRegistry registry = SchemaRegistry.createDefault();
+    Random random = new Random(7);
+    int rows = 0;
+    for (Class<?> type : List.of(BronzeEvent.class, SensorReading.class, Heartbeat.class)) {
+      Schema schema = registry.getSchema(type);
+      RowJsonCodec codec = RowJsonCodec.of(schema);
+      ObjectMapper beamWrites =
+          RowJsonUtils.newObjectMapperWith(RowJson.RowJsonSerializer.forSchema(schema));
+      ObjectMapper beamReads =
+          RowJsonUtils.newObjectMapperWith(
+              RowJson.RowJsonDeserializer.forSchema(schema)
+                  .withNullBehavior(
+                      RowJson.RowJsonDeserializer.NullBehavior.ACCEPT_MISSING_OR_NULL));
+      for (int n = 0; n < 400; n++) {
+        Row row = randomRow(schema, random);
+        String text = codec.write(row);
+        assertThat(text).isEqualTo(beamWrites.writeValueAsString(row));
+        assertSameValues(schema, codec.read(text), row);
+        assertSameValues(schema, RowJsonUtils.jsonToRow(beamReads, text), row);
+        rows++;
+      }
+    }
+    assertThat(rows).isEqualTo(1200);
+  }
+
+  @Test
+  void writesInstantsAsJodaDoesAndReadsThemBack() {
+    Random random = new Random(11);
+    List<Long> millis =
+        new ArrayList<>(
+            List.of(0L, -1L, 1L, 86_399_999L, -86_400_000L, 1795946400056L, 253402300799999L));
+    millis.add(-62167219200000L); // 0000-01-01T00:00:00.000Z
+    for (int i = 0; i < 20_000; i++) {
+      millis.add(random.nextLong() % 253402300800000L); // years -5999 to 9999
+    }
+    millis.add(253402300800000L); // 10000-01-01, which Joda writes with a sign
+    millis.add(-62167219200001L); // the last millisecond of year -1
+    for (long m : millis) {
+      Instant at = new Instant(m);
+      String text = EventTimestamps.isoMillis(at);
+      assertThat(text).as("%d", m).isEqualTo(at.toString());
+      assertThat(RowJsonCodec.parseInstant(text)).as(text).isEqualTo(at);
+    }
+    // Other ISO-8601 forms go through Joda; what is none is null.
+    assertThat(RowJsonCodec.parseInstant("2026-11-29T11:00:00+01:00"))
+        .isEqualTo(Instant.parse("2026-11-29T10:00:00Z"));
+    assertThat(RowJsonCodec.parseInstant("2026-11-29T10:00:00Z"))
+        .isEqualTo(new Instant(1795946400000L));
+    assertThat(RowJsonCodec.parseInstant("2026-02-30T10:00:00.000Z")).isNull();
+    assertThat(RowJsonCodec.parseInstant("2026-11-29T24:00:00.000Z")).isNull();
+    assertThat(RowJsonCodec.parseInstant("2026-1x-29T10:00:00.000Z")).isNull();
+    assertThat(RowJsonCodec.parseInstant("yesterday")).isNull();
+  }
+
+  @Test
+  void whatIsNoSuchRowIsAnErrorNamingTheField() throws Exception {
+    Schema schema = SchemaRegistry.createDefault().getSchema(Heartbeat.class);
+    RowJsonCodec codec = RowJsonCodec.of(schema);
+    String good = codec.write(randomRow(schema, new Random(3)));
+    assertThat(codec.read(good).getSchema()).isEqualTo(schema);
+    // A field the schema does not have is skipped, whatever it holds.
+    String extra = good.replaceFirst("\\{", "{\"other\":{\"a\":[1,{\"b\":null}]},");
+    assertSameValues(schema, codec.read(extra), codec.read(good));
+
+    assertThatThrownBy(() -> codec.read("garbage"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("not valid JSON");
+    assertThatThrownBy(() -> codec.read("[1,2]")).hasMessage("not a JSON object");
+    assertThatThrownBy(() -> codec.read("")).hasMessage("not a JSON object");
+    assertThatThrownBy(() -> codec.read("{\"hello\":1}")).hasMessage("field device_id is missing");
+    assertThatThrownBy(
+            () -> codec.read(good.replaceFirst("\"device_id\":\"[^\"]*\"", "\"device_id\":null")))
+        .hasMessage("field device_id is null");
+    assertThatThrownBy(
+            () -> codec.read(good.replaceFirst("\"rssi_dbm\":[-0-9]+", "\"rssi_dbm\":\"-70\"")))
+        .hasMessage("field rssi_dbm: expected int64, got -70");
+    assertThatThrownBy(
+            () -> codec.read(good.replaceFirst("\"rssi_dbm\":[-0-9]+", "\"rssi_dbm\":-70.5")))
+        .hasMessage("field rssi_dbm: expected int64, got -70.5");
+    assertThatThrownBy(
+            () -> codec.read(good.replaceFirst("\"event_ts\":\"[^\"]*\"", "\"event_ts\":\"soon\"")))
+        .hasMessage("field event_ts: not an ISO-8601 instant: soon");
+    assertThatThrownBy(() -> codec.read(good + "{}")).hasMessage("more than one JSON value");
+    assertThatThrownBy(() -> codec.read(good.substring(0, good.length() - 1)))
+        .hasMessageStartingWith("not valid JSON");
+  }
+
+  /** A row of {@code schema} with values of every kind its fields take, nulls included. */
+  private static Row randomRow(Schema schema, Random random) {
+    Row.Builder row = Row.withSchema(schema);
+    for (Schema.Field f : schema.getFields()) {
+      if (f.getType().getNullable() && random.nextInt(4) == 0) {
+        row.addValue(null);
+        continue;
+      }
+      row.addValue(
+          switch (f.getType().getTypeName()) {
+            case STRING -> TEXTS[random.nextInt(TEXTS.length)];
+            case BOOLEAN -> random.nextBoolean();
+            case INT32 -> random.nextBoolean() ? random.nextInt() : random.nextInt(100) - 50;
+            case INT64 -> random.nextBoolean() ? random.nextLong() : (long) random.nextInt(1000);
+            case DOUBLE ->
+                random.nextBoolean()
+                    ? DOUBLES[random.nextInt(DOUBLES.length)] * (random.nextBoolean() ? 1 : -1)
+                    : Math.round(random.nextDouble() * 1e6) / 100.0;
+            case DATETIME -> new Instant(random.nextLong() % 4_000_000_000_000L);
+            default -> throw new AssertionError(f);
+          });
+    }
+    return row.build();
+  }
+
+  private static void assertSameValues(Schema schema, Row actual, Row expected) {
+    for (int i = 0; i < schema.getFieldCount(); i++) {
+      Object a = actual.getValue(i);
+      Object e = expected.getValue(i);
+      if (a instanceof ReadableInstant at && e instanceof ReadableInstant et) {
+        assertThat(at.getMillis()).as(schema.getField(i).getName()).isEqualTo(et.getMillis());
+      } else {
+        assertThat(a).as(schema.getField(i).getName()).isEqualTo(e);
+      }
+    }
+  }
+}
