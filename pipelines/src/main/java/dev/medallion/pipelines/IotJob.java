@@ -84,6 +84,11 @@ public final class IotJob {
    */
   public static @Nullable Ran run(Stage stage, IotOptions options) throws IOException {
     refuseSparkStreamingFromTables(stage, options);
+    // Before the lakehouse's lock: a missing topic or broker holds no one's layers.
+    KafkaTopics.requireExisting(
+        options,
+        isStream(stage, options) && !options.getInputTopic().isEmpty(),
+        stage == Stage.BRONZE || stage == Stage.SILVER);
     LakeTables.Config config = LakeTables.Config.of(options);
     try (LakehouseLock lock = LakehouseLock.acquire(config, options.getRunId(), layers(stage));
         LakeTables tables = LakeTables.open(config)) {
@@ -159,10 +164,6 @@ public final class IotJob {
           "--reingest is for run, which computes Silver and Gold again too; to correct a file"
               + " with one stage alone, give it a new name");
     }
-    KafkaTopics.requireExisting(
-        options,
-        isStream(stage, options) && !options.getInputTopic().isEmpty(),
-        stage == Stage.BRONZE || stage == Stage.SILVER);
     if ((stage == Stage.ALL || stage == Stage.BRONZE)
         && options.getInput().isEmpty()
         && !options.getInputTopic().isEmpty()) {

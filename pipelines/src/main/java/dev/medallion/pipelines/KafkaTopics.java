@@ -30,20 +30,21 @@ final class KafkaTopics {
    */
   static void requireExisting(KafkaOptions o, boolean reads, boolean forwards) {
     if (reads) {
-      // Looked up without creating it: a misspelt input is an error, never a new empty topic.
-      require(o, o.getInputTopic(), "--inputTopic", false);
+      require(o, o.getInputTopic(), "--inputTopic");
     }
     if (forwards && !o.getOutputTopic().isEmpty()) {
-      // Looked up as the producer looks it up: a broker that creates topics on first use
-      // (auto.create.topics.enable) creates it now, as it would on the first record.
-      require(o, o.getOutputTopic(), "--outputTopic", true);
+      require(o, o.getOutputTopic(), "--outputTopic");
     }
   }
 
-  private static void require(KafkaOptions o, String topic, String flag, boolean mayCreate) {
+  /**
+   * Looks {@code topic} up as Kafka's clients do: a broker that creates topics on first use ({@code
+   * auto.create.topics.enable}) creates it now, as it would on the stage's first read or write; one
+   * that does not (the repository's broker) has to have it.
+   */
+  private static void require(KafkaOptions o, String topic, String flag) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.getBootstrapServers());
-    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, mayCreate);
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) ANSWER.toMillis());
     List<PartitionInfo> partitions;
     try (KafkaConsumer<byte[], byte[]> consumer =

@@ -5,11 +5,11 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.io.SegmentedStringWriter;
 import com.fasterxml.jackson.core.io.SerializedString;
 import dev.medallion.core.EventTimestamps;
 import java.io.IOException;
 import java.io.Serializable;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -61,14 +61,18 @@ final class RowJsonCodec implements Serializable {
   /** {@code row} as one JSON object. */
   String write(Row row) {
     Compiled c = compiled();
-    StringWriter out = c.out;
-    out.getBuffer().setLength(0);
-    try (JsonGenerator gen = c.factory.createGenerator(out)) {
+    // As ObjectMapper writes a string: into buffers the factory recycles.
+    SegmentedStringWriter out = new SegmentedStringWriter(c.factory._getBufferRecycler());
+    try {
+      JsonGenerator gen = c.factory.createGenerator(out);
       gen.writeStartObject();
       for (int i = 0; i < c.kinds.length; i++) {
         gen.writeFieldName(c.names[i]);
         Object value = row.getValue(i);
         if (value == null) {
+          if (!c.nullable[i]) {
+            throw new IllegalArgumentException("field " + c.names[i].getValue() + " is null");
+          }
           gen.writeNull();
           continue;
         }
@@ -84,10 +88,11 @@ final class RowJsonCodec implements Serializable {
         }
       }
       gen.writeEndObject();
+      gen.close();
+      return out.getAndClear();
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a string writer does not fail
     }
-    return out.toString();
   }
 
   /**
@@ -117,7 +122,12 @@ final class RowJsonCodec implements Serializable {
         throw new IllegalArgumentException("more than one JSON value");
       }
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalArgumentException("not valid JSON: " + e.getOriginalMessage(), e);
+      // One line, without the record (a dead letter keeps it whole beside the reason).
+      throw new IllegalArgumentException(
+          "not valid JSON at column "
+              + (e.getLocation() == null ? "?" : e.getLocation().getColumnNr())
+              + ": "
+              + e.getOriginalMessage().lines().findFirst().orElse(""));
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a string reader does not fail
     }
@@ -204,15 +214,15 @@ final class RowJsonCodec implements Serializable {
   }
 
   /**
-   * The codec's field tables and output buffer, built on first use in each copy of the codec (it
-   * travels serialized with its function, one copy per thread).
+   * The codec's field tables, built on first use in each copy of the codec (it travels serialized
+   * with its function).
    */
   private static final class Compiled {
     final JsonFactory factory;
     final Kind[] kinds;
     final SerializedString[] names;
     final Map<String, Integer> index = new HashMap<>();
-    final StringWriter out = new StringWriter(1024); // reused: a codec serves one thread
+    final boolean[] nullable;
 
     Compiled(Schema schema) {
       // Raw payloads of up to 1,000,000 characters, and more in a record written by others.
@@ -223,9 +233,11 @@ final class RowJsonCodec implements Serializable {
               .build();
       List<Schema.Field> fields = new ArrayList<>(schema.getFields());
       kinds = new Kind[fields.size()];
+      nullable = new boolean[fields.size()];
       names = new SerializedString[fields.size()];
       for (int i = 0; i < fields.size(); i++) {
         kinds[i] = kind(fields.get(i));
+        nullable[i] = fields.get(i).getType().getNullable();
         names[i] = new SerializedString(fields.get(i).getName());
         index.put(fields.get(i).getName(), i);
       }

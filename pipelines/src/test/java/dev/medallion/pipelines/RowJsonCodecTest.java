@@ -76,7 +76,7 @@ class RowJsonCodecTest {
     for (int i = 0; i < 20_000; i++) {
       millis.add(random.nextLong() % 253402300800000L); // years -5999 to 9999
     }
-    millis.add(253402300800000L); // 10000-01-01, which Joda writes with a sign
+    millis.add(253402300800000L); // 10000-01-01: five digits of year
     millis.add(-62167219200001L); // the last millisecond of year -1
     for (long m : millis) {
       Instant at = new Instant(m);
@@ -107,7 +107,8 @@ class RowJsonCodecTest {
 
     assertThatThrownBy(() -> codec.read("garbage"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("not valid JSON");
+        .hasMessageStartingWith("not valid JSON at column 8: Unrecognized token 'garbage'")
+        .hasNoCause();
     assertThatThrownBy(() -> codec.read("[1,2]")).hasMessage("not a JSON object");
     assertThatThrownBy(() -> codec.read("")).hasMessage("not a JSON object");
     assertThatThrownBy(() -> codec.read("{\"hello\":1}")).hasMessage("field device_id is missing");
@@ -124,6 +125,11 @@ class RowJsonCodecTest {
             () -> codec.read(good.replaceFirst("\"event_ts\":\"[^\"]*\"", "\"event_ts\":\"soon\"")))
         .hasMessage("field event_ts: not an ISO-8601 instant: soon");
     assertThatThrownBy(() -> codec.read(good + "{}")).hasMessage("more than one JSON value");
+    // A row whose non-nullable field is null is not written (the next stage would reject it).
+    List<Object> values = new ArrayList<>(codec.read(good).getValues());
+    values.set(schema.indexOf("device_id"), null);
+    Row broken = Row.withSchema(schema).attachValues(values);
+    assertThatThrownBy(() -> codec.write(broken)).hasMessage("field device_id is null");
     assertThatThrownBy(() -> codec.read(good.substring(0, good.length() - 1)))
         .hasMessageStartingWith("not valid JSON");
   }
