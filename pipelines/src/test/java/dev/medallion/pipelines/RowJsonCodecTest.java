@@ -8,6 +8,7 @@ import dev.medallion.core.EventTimestamps;
 import dev.medallion.iot.BronzeEvent;
 import dev.medallion.iot.Heartbeat;
 import dev.medallion.iot.SensorReading;
+import dev.medallion.testing.RandomRows;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -17,7 +18,6 @@ import org.apache.beam.sdk.util.RowJson;
 import org.apache.beam.sdk.util.RowJsonUtils;
 import org.apache.beam.sdk.values.Row;
 import org.joda.time.Instant;
-import org.joda.time.ReadableInstant;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -55,11 +55,11 @@ class RowJsonCodecTest {
                   .withNullBehavior(
                       RowJson.RowJsonDeserializer.NullBehavior.ACCEPT_MISSING_OR_NULL));
       for (int n = 0; n < 400; n++) {
-        Row row = randomRow(schema, random);
+        Row row = RandomRows.of(schema, random, TEXTS, DOUBLES);
         String text = codec.write(row);
         assertThat(text).isEqualTo(beamWrites.writeValueAsString(row));
-        assertSameValues(schema, codec.read(text), row);
-        assertSameValues(schema, RowJsonUtils.jsonToRow(beamReads, text), row);
+        RandomRows.assertSameValues(schema, codec.read(text), row);
+        RandomRows.assertSameValues(schema, RowJsonUtils.jsonToRow(beamReads, text), row);
         rows++;
       }
     }
@@ -99,11 +99,11 @@ class RowJsonCodecTest {
   void whatIsNoSuchRowIsAnErrorNamingTheField() throws Exception {
     Schema schema = SchemaRegistry.createDefault().getSchema(Heartbeat.class);
     RowJsonCodec codec = RowJsonCodec.of(schema);
-    String good = codec.write(randomRow(schema, new Random(3)));
+    String good = codec.write(RandomRows.of(schema, new Random(3), TEXTS, DOUBLES));
     assertThat(codec.read(good).getSchema()).isEqualTo(schema);
     // A field the schema does not have is skipped, whatever it holds.
     String extra = good.replaceFirst("\\{", "{\"other\":{\"a\":[1,{\"b\":null}]},");
-    assertSameValues(schema, codec.read(extra), codec.read(good));
+    RandomRows.assertSameValues(schema, codec.read(extra), codec.read(good));
 
     assertThatThrownBy(() -> codec.read("garbage"))
         .isInstanceOf(IllegalArgumentException.class)
@@ -132,42 +132,5 @@ class RowJsonCodecTest {
     assertThatThrownBy(() -> codec.write(broken)).hasMessage("field device_id is null");
     assertThatThrownBy(() -> codec.read(good.substring(0, good.length() - 1)))
         .hasMessageStartingWith("not valid JSON");
-  }
-
-  /** A row of {@code schema} with values of every kind its fields take, nulls included. */
-  private static Row randomRow(Schema schema, Random random) {
-    Row.Builder row = Row.withSchema(schema);
-    for (Schema.Field f : schema.getFields()) {
-      if (f.getType().getNullable() && random.nextInt(4) == 0) {
-        row.addValue(null);
-        continue;
-      }
-      row.addValue(
-          switch (f.getType().getTypeName()) {
-            case STRING -> TEXTS[random.nextInt(TEXTS.length)];
-            case BOOLEAN -> random.nextBoolean();
-            case INT32 -> random.nextBoolean() ? random.nextInt() : random.nextInt(100) - 50;
-            case INT64 -> random.nextBoolean() ? random.nextLong() : (long) random.nextInt(1000);
-            case DOUBLE ->
-                random.nextBoolean()
-                    ? DOUBLES[random.nextInt(DOUBLES.length)] * (random.nextBoolean() ? 1 : -1)
-                    : Math.round(random.nextDouble() * 1e6) / 100.0;
-            case DATETIME -> new Instant(random.nextLong() % 4_000_000_000_000L);
-            default -> throw new AssertionError(f);
-          });
-    }
-    return row.build();
-  }
-
-  private static void assertSameValues(Schema schema, Row actual, Row expected) {
-    for (int i = 0; i < schema.getFieldCount(); i++) {
-      Object a = actual.getValue(i);
-      Object e = expected.getValue(i);
-      if (a instanceof ReadableInstant at && e instanceof ReadableInstant et) {
-        assertThat(at.getMillis()).as(schema.getField(i).getName()).isEqualTo(et.getMillis());
-      } else {
-        assertThat(a).as(schema.getField(i).getName()).isEqualTo(e);
-      }
-    }
   }
 }

@@ -141,13 +141,16 @@ public class ReadTable<T> extends PTransform<PBegin, PCollection<T>> {
               .build()) {
         List<String> missing = null;
         MicrosToMillis millis = null;
+        AvroRows direct = null;
         GenericRecord record;
         while ((record = reader.read()) != null) {
           if (missing == null) {
             missing = missingColumns(record.getSchema(), path);
             millis = MicrosToMillis.of(record.getSchema());
+            direct = AvroRows.of(schema, record.getSchema());
           }
-          out.output(fromRow.apply(toRow(millis.apply(record), missing)));
+          Row row = direct == null ? null : direct.apply(record);
+          out.output(fromRow.apply(row != null ? row : toRow(millis.apply(record), missing)));
         }
       } catch (IOException | RuntimeException e) {
         if (e instanceof MedallionException m) {
