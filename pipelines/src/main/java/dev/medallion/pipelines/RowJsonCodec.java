@@ -4,10 +4,10 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.io.SegmentedStringWriter;
 import com.fasterxml.jackson.core.io.SerializedString;
 import dev.medallion.core.EventTimestamps;
+import dev.medallion.core.Json;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -19,7 +19,6 @@ import java.util.Map;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.joda.time.DateTime;
 import org.joda.time.Instant;
 import org.joda.time.ReadableInstant;
 
@@ -32,8 +31,9 @@ import org.joda.time.ReadableInstant;
  * cost: Beam's reads each record into a tree, builds the row through a validating builder and
  * parses each instant with a zone, which together took 43 % of a Kafka-fed Silver stage's CPU.
  *
- * <p>Reading is strict on what it takes: a JSON object whose fields have the schema's types, a
- * non-nullable field neither missing nor null; fields the schema does not have are skipped.
+ * <p>Reading is strict on what it takes: a JSON object whose fields have the schema's types (an
+ * instant as {@link EventTimestamps#isoInstant} reads one), a non-nullable field neither missing
+ * nor null, no key twice ({@link Json#mapper}); fields the schema does not have are skipped.
  * Anything else throws an {@link IllegalArgumentException} saying which field and why.
  */
 final class RowJsonCodec implements Serializable {
@@ -52,10 +52,6 @@ final class RowJsonCodec implements Serializable {
   /** The codec of {@code schema}, whose fields are strings, booleans, numbers or instants. */
   static RowJsonCodec of(Schema schema) {
     return new RowJsonCodec(schema);
-  }
-
-  Schema schema() {
-    return schema;
   }
 
   /** {@code row} as one JSON object. */
@@ -132,7 +128,7 @@ final class RowJsonCodec implements Serializable {
       throw new UncheckedIOException(e); // a string reader does not fail
     }
     for (int i = 0; i < values.length; i++) {
-      if (values[i] == null && !schema.getField(i).getType().getNullable()) {
+      if (values[i] == null && !c.nullable[i]) {
         throw new IllegalArgumentException(
             "field " + schema.getField(i).getName() + (seen[i] ? " is null" : " is missing"));
       }
@@ -171,10 +167,13 @@ final class RowJsonCodec implements Serializable {
       case DATETIME:
         if (t == JsonToken.VALUE_STRING) {
           String text = p.getText();
-          Instant at = parseInstant(text);
+          Instant at = EventTimestamps.isoInstant(text);
           if (at == null) {
             throw new IllegalArgumentException(
-                "field " + schema.getField(i).getName() + ": not an ISO-8601 instant: " + text);
+                "field "
+                    + schema.getField(i).getName()
+                    + ": not an ISO-8601 instant with Z or an offset: "
+                    + text);
           }
           return at;
         }
@@ -225,12 +224,7 @@ final class RowJsonCodec implements Serializable {
     final boolean[] nullable;
 
     Compiled(Schema schema) {
-      // Raw payloads of up to 1,000,000 characters, and more in a record written by others.
-      factory =
-          JsonFactory.builder()
-              .streamReadConstraints(
-                  StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
-              .build();
+      factory = Json.mapper().getFactory(); // the project's one configured JSON
       List<Schema.Field> fields = new ArrayList<>(schema.getFields());
       kinds = new Kind[fields.size()];
       nullable = new boolean[fields.size()];
@@ -251,21 +245,5 @@ final class RowJsonCodec implements Serializable {
       compiled = c;
     }
     return c;
-  }
-
-  /**
-   * The instant {@code text} names: {@code yyyy-MM-ddTHH:mm:ss[.SSS]Z} read directly, any other
-   * ISO-8601 date-time through Joda; null when it is none.
-   */
-  static @Nullable Instant parseInstant(String text) {
-    long millis = EventTimestamps.utcIsoMillis(text);
-    if (millis != EventTimestamps.NOT_FAST) {
-      return new Instant(millis);
-    }
-    try {
-      return DateTime.parse(text).toInstant();
-    } catch (IllegalArgumentException e) {
-      return null;
-    }
   }
 }

@@ -8,6 +8,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
@@ -60,18 +61,28 @@ public final class EventTimestamps {
   }
 
   private static long parseIso(String text, String field) {
-    long fast = utcIsoMillis(text);
-    if (fast != NOT_FAST) {
-      return fast;
-    }
-    try {
-      return OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME)
-          .toInstant()
-          .toEpochMilli();
-    } catch (DateTimeParseException | ArithmeticException e) {
+    Instant at = isoInstant(text);
+    if (at == null) {
       throw new InvalidRecordException(
           "invalid_" + field,
           field + " is not an ISO-8601 instant with Z or an offset: \"" + text + "\"");
+    }
+    return at.getMillis();
+  }
+
+  /** The instant of an ISO-8601 date-time with Z or an offset, or null when it is none. */
+  public static @Nullable Instant isoInstant(String text) {
+    long fast = utcIsoMillis(text);
+    if (fast != NOT_FAST) {
+      return new Instant(fast);
+    }
+    try {
+      return new Instant(
+          OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+              .toInstant()
+              .toEpochMilli());
+    } catch (DateTimeParseException | ArithmeticException e) {
+      return null;
     }
   }
 
