@@ -29,6 +29,15 @@ import org.joda.time.Instant;
  * same bookkeeping carries up to {@code maxBatch} records. The checkpoint is the wrapped reader's:
  * a batch is emitted whole before the next checkpoint, so no record is held back and none is
  * committed before it was emitted. The watermark is the wrapped reader's too.
+ *
+ * <p>A reader that has caught up finalizes its last checkpoint itself (for a Kafka source: commits
+ * the consumer group's offsets up to the last record handed on). The DirectRunner finalizes a
+ * reader's checkpoint only when a later bundle has records, so a stage that had read its whole
+ * topic kept the last bundle's offsets uncommitted for as long as nothing new came (its progress
+ * line, and any tool watching the group, showed up to 10,000 records of lag per part of the read
+ * that were read long ago). The reader does it at its first call that finds nothing when no record
+ * has been handed on since the runner last took a checkpoint: those records' bundle was over and
+ * committed, as a runner asks before it finalizes.
  */
 public final class ReadInBatches<T> extends PTransform<PBegin, PCollection<T>> {
   private final UnboundedSource<T, ?> source;
@@ -114,6 +123,12 @@ public final class ReadInBatches<T> extends PTransform<PBegin, PCollection<T>> {
     private @Nullable List<TimestampedValue<T>> current;
     private Instant currentTimestamp = Instant.EPOCH;
 
+    /** Whether records were handed on since the runner last took a checkpoint. */
+    private boolean handedOnSinceCheckpoint;
+
+    /** Whether the position the reader stands at has been finalized. */
+    private boolean finalizedHere;
+
     BatchReader(Batches<T, C> source, UnboundedSource.UnboundedReader<T> inner) {
       this.source = source;
       this.inner = inner;
@@ -144,11 +159,25 @@ public final class ReadInBatches<T> extends PTransform<PBegin, PCollection<T>> {
       }
       if (batch.isEmpty()) {
         current = null;
+        finalizeWhenCaughtUp();
         return false;
       }
       current = batch;
       currentTimestamp = earliest;
+      handedOnSinceCheckpoint = true;
+      finalizedHere = false;
       return true;
+    }
+
+    /**
+     * Finalizes the position the reader stands at, once, when it has nothing new and handed on
+     * nothing since the runner's last checkpoint (see the class comment).
+     */
+    private void finalizeWhenCaughtUp() throws IOException {
+      if (!handedOnSinceCheckpoint && !finalizedHere) {
+        finalizedHere = true;
+        inner.getCheckpointMark().finalizeCheckpoint();
+      }
     }
 
     @Override
@@ -174,6 +203,7 @@ public final class ReadInBatches<T> extends PTransform<PBegin, PCollection<T>> {
 
     @Override
     public UnboundedSource.CheckpointMark getCheckpointMark() {
+      handedOnSinceCheckpoint = false;
       return inner.getCheckpointMark();
     }
 

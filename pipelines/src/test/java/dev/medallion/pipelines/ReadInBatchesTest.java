@@ -82,6 +82,123 @@ class ReadInBatchesTest {
     assertThat(sizes).allMatch(n -> n >= 1 && n <= 7).contains(7);
   }
 
+  /**
+   * A reader that has caught up finalizes the position of the last records it handed on once the
+   * runner has taken the checkpoint after them (their bundle is over), and only then: records
+   * handed on in the bundle still running are not finalized, nor is a position twice.
+   */
+  @Test
+  void aReaderThatCaughtUpFinalizesWhatTheRunnerCheckpointed() throws Exception {
+    Tail tail = new Tail();
+    UnboundedSource.UnboundedReader<List<TimestampedValue<Long>>> reader =
+        new ReadInBatches.Batches<>(tail, 4).createReader(PipelineOptionsFactory.create(), null);
+
+    tail.available = 6;
+    assertThat(reader.start()).isTrue(); // a bundle: records 0-3, 4-5, then nothing yet
+    assertThat(reader.advance()).isTrue();
+    assertThat(reader.advance()).isFalse();
+    assertThat(tail.finalized).as("the bundle is still running").isEmpty();
+    reader.getCheckpointMark(); // the runner ends the bundle
+
+    assertThat(reader.advance()).isFalse(); // the next bundle finds nothing: caught up
+    assertThat(tail.finalized).containsExactly(6L);
+    assertThat(reader.advance()).isFalse();
+    assertThat(tail.finalized).as("once per position").containsExactly(6L);
+
+    tail.available = 9;
+    assertThat(reader.advance()).isTrue(); // records 6-8, then nothing in the same bundle
+    assertThat(reader.advance()).isFalse();
+    assertThat(tail.finalized).containsExactly(6L);
+    reader.getCheckpointMark();
+    assertThat(reader.advance()).isFalse();
+    assertThat(tail.finalized).containsExactly(6L, 9L);
+  }
+
+  /** The records 0, 1, 2, … up to {@code available}; the positions finalized, in order. */
+  static final class Tail extends UnboundedSource<Long, Tail.Position> {
+    long available;
+    final List<Long> finalized = new ArrayList<>();
+
+    /** The next record's number. */
+    final class Position implements UnboundedSource.CheckpointMark, java.io.Serializable {
+      final long next;
+
+      Position(long next) {
+        this.next = next;
+      }
+
+      @Override
+      public void finalizeCheckpoint() {
+        finalized.add(next);
+      }
+    }
+
+    @Override
+    public List<Tail> split(int desiredNumSplits, PipelineOptions options) {
+      return List.of(this);
+    }
+
+    @Override
+    public UnboundedReader<Long> createReader(PipelineOptions options, Position checkpoint) {
+      return new UnboundedReader<>() {
+        private long next = checkpoint == null ? 0 : checkpoint.next;
+        private long current = -1;
+
+        @Override
+        public boolean start() {
+          return advance();
+        }
+
+        @Override
+        public boolean advance() {
+          if (next >= available) {
+            return false;
+          }
+          current = next++;
+          return true;
+        }
+
+        @Override
+        public Long getCurrent() {
+          return current;
+        }
+
+        @Override
+        public Instant getCurrentTimestamp() {
+          return new Instant(current);
+        }
+
+        @Override
+        public Instant getWatermark() {
+          return new Instant(next);
+        }
+
+        @Override
+        public CheckpointMark getCheckpointMark() {
+          return new Position(next);
+        }
+
+        @Override
+        public UnboundedSource<Long, ?> getCurrentSource() {
+          return Tail.this;
+        }
+
+        @Override
+        public void close() {}
+      };
+    }
+
+    @Override
+    public org.apache.beam.sdk.coders.Coder<Position> getCheckpointMarkCoder() {
+      return org.apache.beam.sdk.coders.SerializableCoder.of(Position.class);
+    }
+
+    @Override
+    public org.apache.beam.sdk.coders.Coder<Long> getOutputCoder() {
+      return org.apache.beam.sdk.coders.VarLongCoder.of();
+    }
+  }
+
   @Test
   void aPipelineGetsEachRecordAtItsOwnTimestamp(TestPipeline p) {
     PCollection<String> read =
