@@ -12,12 +12,30 @@ import sun.misc.SignalHandler;
  * watermark ({@link ArrivalWatermark#drain}), so the last windows fire, every table's last flush is
  * written and committed, the stage prints its end report and exits. A second Ctrl-C exits at once
  * (what was not committed is then read again by the next run).
+ *
+ * <p>The stage stops the same way by itself when it cannot go on ({@link #because}: its input topic
+ * was deleted under it), and then ends with exit code 1 and the reason.
  */
 public final class CleanStop implements AutoCloseable {
+  private static volatile @Nullable String failure;
   private final List<Signal> signals = new ArrayList<>();
   private final List<SignalHandler> previous = new ArrayList<>();
 
+  /**
+   * Stops the running stage cleanly, as Ctrl-C does, and ends it with exit code 1 and {@code why}.
+   */
+  static void because(String why) {
+    failure = why;
+    ArrivalWatermark.drain();
+  }
+
+  /** Why the stage stopped by itself, or null. */
+  public @Nullable String failure() {
+    return failure;
+  }
+
   private CleanStop(@Nullable String name) {
+    failure = null;
     if (name == null) {
       return;
     }

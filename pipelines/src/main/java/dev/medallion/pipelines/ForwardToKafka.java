@@ -68,13 +68,17 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
                 .withTopic(topic)
                 .withKeySerializer(StringSerializer.class)
                 .withValueSerializer(StringSerializer.class)
-                // A broker that goes away is waited for, not a failed bundle (which would end
-                // the stage): the records go out when it is back.
+                // A broker that goes away, or a topic deleted under the stage, is waited for,
+                // not a failed bundle (which would end the stage): the records go out when it is
+                // back. Retries are Kafka's default again (KafkaIO sets 3, after which a record
+                // sent while its topic was gone failed the stage).
                 .withProducerConfigUpdates(
                     Map.of(
                         ProducerConfig.MAX_BLOCK_MS_CONFIG,
                         Integer.MAX_VALUE,
                         ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+                        Integer.MAX_VALUE,
+                        ProducerConfig.RETRIES_CONFIG,
                         Integer.MAX_VALUE)));
   }
 

@@ -399,7 +399,8 @@ public final class IotJob {
       return Progress.runAndWait(p, null, written);
     }
     String group = KafkaReads.group(o, stage == Stage.ALL ? "bronze" : stage.name().toLowerCase());
-    try (KafkaLag lag = new KafkaLag(o.getBootstrapServers(), o.getInputTopic(), group)) {
+    try (KafkaLag lag =
+        new KafkaLag(o.getBootstrapServers(), o.getInputTopic(), o.getOutputTopic(), group)) {
       return Progress.runAndWait(p, lag, written);
     }
   }

@@ -1,20 +1,29 @@
 package dev.medallion.pipelines;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * How far a stage's consumer group is behind its topic: the records between the offsets the group
- * has committed and the end of each partition, for the progress line. Null when the broker does not
- * answer within a second (the line then shows no lag rather than waiting).
+ * What a Kafka-fed stage's progress line asks its broker: whether the stage's topics ({@code
+ * --inputTopic}, and {@code --outputTopic} when it forwards) still exist, and how far its consumer
+ * group is behind its input topic (the records between the offsets the group has committed and the
+ * end of each partition). Each answer is waited for a second at most, so the line never waits.
  */
 final class KafkaLag implements AutoCloseable {
   private final Admin admin;
@@ -22,7 +31,13 @@ final class KafkaLag implements AutoCloseable {
   private final String topic;
   private final String group;
 
-  KafkaLag(String servers, String topic, String group) {
+  /** The stage's topics, each with its flag, the input topic first. */
+  private final Map<String, String> topics = new LinkedHashMap<>();
+
+  /** What the broker said: nothing ({@code answered} false), or the topics it lacks and the lag. */
+  record Look(boolean answered, List<String> missing, @Nullable Long lag) {}
+
+  KafkaLag(String servers, String topic, String outputTopic, String group) {
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000);
@@ -31,9 +46,49 @@ final class KafkaLag implements AutoCloseable {
     this.servers = servers;
     this.topic = topic;
     this.group = group;
+    topics.put(topic, "--inputTopic");
+    if (!outputTopic.isEmpty()) {
+      topics.putIfAbsent(outputTopic, "--outputTopic");
+    }
   }
 
-  Long records() {
+  /** The flag that named {@code t}. */
+  String flag(String t) {
+    return topics.getOrDefault(t, "");
+  }
+
+  String inputTopic() {
+    return topic;
+  }
+
+  Look look() {
+    try {
+      Map<String, KafkaFuture<TopicDescription>> described =
+          admin.describeTopics(List.copyOf(topics.keySet())).topicNameValues();
+      List<String> missing = new ArrayList<>();
+      TopicDescription input = null;
+      for (String t : topics.keySet()) {
+        try {
+          TopicDescription d = described.get(t).get(1, TimeUnit.SECONDS);
+          input = t.equals(topic) ? d : input;
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+            return new Look(false, List.of(), null);
+          }
+          missing.add(t);
+        }
+      }
+      return new Look(true, missing, input == null ? null : lag(input));
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      return new Look(false, List.of(), null);
+    }
+  }
+
+  /** The group's lag on {@code input}; null when it cannot be had within a second or two. */
+  private @Nullable Long lag(TopicDescription input) {
     try {
       Map<TopicPartition, OffsetAndMetadata> committed =
           admin
@@ -41,11 +96,7 @@ final class KafkaLag implements AutoCloseable {
               .partitionsToOffsetAndMetadata()
               .get(1, TimeUnit.SECONDS);
       Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
-      admin
-          .describeTopics(java.util.List.of(topic))
-          .allTopicNames()
-          .get(1, TimeUnit.SECONDS)
-          .get(topic)
+      input
           .partitions()
           .forEach(p -> ends.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
       Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> end =

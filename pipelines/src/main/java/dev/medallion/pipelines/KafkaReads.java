@@ -58,12 +58,19 @@ final class KafkaReads {
             ByteArrayDeserializer.class, NullableCoder.of(ByteArrayCoder.of()))
         .withValueDeserializerAndCoder(
             ByteArrayDeserializer.class, NullableCoder.of(ByteArrayCoder.of()))
+        // A commit waits 5 s at most, not Kafka's 60: a reader commits what it read as it
+        // closes, and a reader of a topic deleted under the stage (which then stops, see
+        // Progress) waited a minute for each of its parts before the stage could end. A commit
+        // that fails is made again by the next read's, and Bronze and Silver resume from their
+        // tables, not from these offsets.
         .withConsumerConfigUpdates(
             Map.of(
                 ConsumerConfig.GROUP_ID_CONFIG,
                 group(o, stage),
                 ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-                "earliest"))
+                "earliest",
+                ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                5_000))
         .withTimestampPolicyFactory(
             ArrivalWatermark.factory(
                 Duration.standardSeconds(o.getDisorderSeconds()),

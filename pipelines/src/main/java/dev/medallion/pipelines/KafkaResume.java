@@ -14,18 +14,24 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Where Bronze and Silver resume a Kafka topic: from what their tables hold, not from what the
@@ -56,6 +62,7 @@ final class KafkaResume {
     try (KafkaConsumer<byte[], byte[]> consumer = consumer(o, "bronze")) {
       List<TopicPartition> partitions = partitions(consumer, o);
       Map<TopicPartition, Long> starts = consumer.beginningOffsets(partitions);
+      sameTopic(o, tables, held, consumer.endOffsets(partitions));
       Map<Integer, Point> points = new TreeMap<>();
       for (TopicPartition tp : partitions) {
         BitSet offsets = held.getOrDefault(tp.partition(), new BitSet());
@@ -67,6 +74,95 @@ final class KafkaResume {
       commit(consumer, topic, points);
       say(name, topic, points, "Bronze or its quarantine");
       return points;
+    }
+  }
+
+  /** The Bronze table's property that keeps the id of the topic it read under a name. */
+  static final String TOPIC_ID = "medallion.kafka.topic-id.";
+
+  /**
+   * Refuses a topic that is not the one Bronze read under its name: Bronze names a record by topic,
+   * partition and offset, and a topic deleted and created again (or another cluster's) numbers its
+   * records from 0 again, so Bronze resumed after the offsets it held and skipped the new topic's
+   * first records without a word (tried: 225,480 of 300,000). Kafka gives each topic an id when it
+   * is created; Bronze keeps the id of the topic it reads in its table's properties and compares it
+   * at every start. For a topic it read before it kept ids (or a broker without them), a partition
+   * whose held offsets pass the partition's end tells the same.
+   */
+  private static void sameTopic(
+      KafkaOptions o,
+      LakeTables tables,
+      Map<Integer, BitSet> held,
+      Map<TopicPartition, Long> ends) {
+    String topic = o.getInputTopic();
+    String id = topicId(o);
+    Table bronze = tables.table(Catalog.byPath(Lakehouse.BRONZE_IOT));
+    String kept = bronze.properties().get(TOPIC_ID + topic);
+    String why = null;
+    if (kept != null && id != null && !kept.equals(id)) {
+      why = "its id was " + kept + " and is " + id;
+    }
+    for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
+      BitSet offsets = held.get(end.getKey().partition());
+      if (why == null && offsets != null && offsets.length() > end.getValue()) {
+        why =
+            "Bronze holds its record "
+                + end.getKey().partition()
+                + "#"
+                + (offsets.length() - 1)
+                + ", and that partition ends at "
+                + end.getValue();
+      }
+    }
+    if (why != null) {
+      throw new IllegalArgumentException(
+          "Kafka topic "
+              + topic
+              + " on "
+              + o.getBootstrapServers()
+              + " is not the topic Bronze read under that name ("
+              + why
+              + "): it was deleted and created again, or is another cluster's. Bronze names a"
+              + " record by its topic, partition and offset, and this topic numbers its records"
+              + " from 0 again, so Bronze would skip some and give others the name of a record it"
+              + " holds. Read it into another lakehouse (--lakehouse), or under another topic"
+              + " name");
+    }
+    if (id != null && !id.equals(kept)) {
+      LakeTables.whenNotBusy(
+          () -> {
+            bronze.refresh();
+            bronze.updateProperties().set(TOPIC_ID + topic, id).commit();
+            return null;
+          });
+    }
+  }
+
+  /** The id Kafka gave the input topic when it was created; null from a broker without ids. */
+  private static @Nullable String topicId(KafkaOptions o) {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, o.getBootstrapServers());
+    try (Admin admin = Admin.create(p)) {
+      Uuid id =
+          admin
+              .describeTopics(List.of(o.getInputTopic()))
+              .allTopicNames()
+              .get(20, TimeUnit.SECONDS)
+              .get(o.getInputTopic())
+              .topicId();
+      return id == null || Uuid.ZERO_UUID.equals(id) ? null : id.toString();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while asking Kafka for a topic's id", e);
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException(
+          "Kafka at "
+              + o.getBootstrapServers()
+              + " did not describe topic "
+              + o.getInputTopic()
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 

@@ -4,6 +4,7 @@ import dev.medallion.core.Rejections;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -107,6 +108,7 @@ public final class Progress {
     java.util.ArrayDeque<long[]> kafkaSamples = new java.util.ArrayDeque<>();
     Long lagNow = null;
     long awaySince = -1;
+    java.util.Set<String> gone = new java.util.HashSet<>();
     long lastNanos = startNanos;
     Map<String, Long> inFiles = Map.of();
     long filesAt = startNanos - FILES_EVERY * 1_000_000_000L; // the first count at once
@@ -146,21 +148,25 @@ public final class Progress {
         long kafkaIn = c.getOrDefault(KAFKA_IN, 0L);
         long kafkaOut = c.getOrDefault(KAFKA_OUT, 0L);
         if (elapsed % 2 == 0) {
-          lagNow = lag.records();
-          if (lagNow == null && awaySince < 0 && elapsed > 2) {
+          KafkaLag.Look look = lag.look();
+          lagNow = look.lag();
+          if (!look.answered() && awaySince < 0 && elapsed > 2) {
             awaySince = elapsed;
             System.err.printf(
                 Locale.ROOT,
                 "%nkafka: the broker at %s does not answer; the stage waits for it (nothing it"
                     + " read is lost) and goes on when it is back%n",
                 lag.servers());
-          } else if (lagNow != null && awaySince >= 0) {
-            System.err.printf(
-                Locale.ROOT,
-                "%nkafka: the broker at %s answers again (after %d s)%n",
-                lag.servers(),
-                elapsed - awaySince);
-            awaySince = -1;
+          } else if (look.answered()) {
+            if (awaySince >= 0) {
+              System.err.printf(
+                  Locale.ROOT,
+                  "%nkafka: the broker at %s answers again (after %d s)%n",
+                  lag.servers(),
+                  elapsed - awaySince);
+              awaySince = -1;
+            }
+            topicsGone(lag, gone, look.missing());
           }
         }
         System.err.printf(
@@ -178,6 +184,53 @@ public final class Progress {
         System.err.printf(Locale.ROOT, "\r[%4ds] %7.0f ev/s | ", elapsed, rate);
       }
       System.err.print(users ? usersLine(c) : iotLine(c));
+    }
+  }
+
+  /**
+   * Says which of the stage's topics were deleted under it ({@code missing}, as the broker answered
+   * now) or exist again since ({@code gone}: those said before), and stops the stage cleanly when
+   * its input topic is gone: a topic created again under that name numbers its records from 0
+   * again, and Bronze names a record by its topic, partition and offset.
+   */
+  private static void topicsGone(KafkaLag lag, java.util.Set<String> gone, List<String> missing) {
+    for (String topic : missing) {
+      if (!gone.add(topic)) {
+        continue;
+      }
+      String what =
+          String.format(
+              Locale.ROOT,
+              "Kafka topic %s (%s) does not exist on %s any more (deleted under the stage)",
+              topic,
+              lag.flag(topic),
+              lag.servers());
+      if (topic.equals(lag.inputTopic())) {
+        System.err.printf(
+            Locale.ROOT,
+            "%nkafka: %s: the stage stops; what it read is written and committed%n",
+            what);
+        CleanStop.because(what + "; it stopped, after committing what it had read");
+      } else {
+        System.err.printf(
+            Locale.ROOT,
+            "%nkafka: %s: forwarding waits until it exists again, then sends what the stage"
+                + " keeps meanwhile (nothing it read is lost; what the topic held is gone with it)."
+                + " Ctrl-C waits for it too; Ctrl-C twice stops at once%n",
+            what);
+      }
+    }
+    for (java.util.Iterator<String> it = gone.iterator(); it.hasNext(); ) {
+      String topic = it.next();
+      if (!missing.contains(topic)) {
+        it.remove();
+        System.err.printf(
+            Locale.ROOT,
+            "%nkafka: topic %s (%s) exists again on %s%n",
+            topic,
+            lag.flag(topic),
+            lag.servers());
+      }
     }
   }
 

@@ -62,6 +62,10 @@ abstract class PipelineCommand implements Callable<Integer> {
           return 0; // nothing new to read, said on stderr
         }
         boolean withinLimit = Report.print(ran, options, stage);
+        if (stop.failure() != null) {
+          System.err.println("medallion " + stage.name().toLowerCase() + ": " + stop.failure());
+          return 1;
+        }
         return ran.result().getState() == PipelineResult.State.DONE && withinLimit ? 0 : 1;
       }
     }

@@ -86,16 +86,7 @@ class KafkaBrokerTest {
       assertThat(noInput.code()).as(noInput.err()).isEqualTo(2);
       assertThat(noInput.err()).contains("Kafka topic iot-bronz (--inputTopic) does not exist");
       Path log = tmp.resolve("bronze.log");
-      bronze =
-          ChildJvm.start(
-              log,
-              List.of(),
-              "bronze",
-              "--inputTopic=iot-raw",
-              "--bootstrapServers=" + broker.bootstrapServers(),
-              "--outputTopic=iot-bronze",
-              "--flushSeconds=1",
-              "--lakehouse=" + lake);
+      bronze = forwardingBronze(log, broker, lake);
       List<String> toKafka = new ArrayList<>(List.of(generate));
       toKafka.add("--sink=kafka");
       toKafka.add("--bootstrapServers=" + broker.bootstrapServers());
@@ -201,17 +192,171 @@ class KafkaBrokerTest {
         .contains("./medallion kafka");
   }
 
+  /**
+   * Topics deleted under a running Bronze. Its output topic: Bronze says so and waits, and once the
+   * topic exists again it forwards every row it kept meanwhile. Its input topic: Bronze says so,
+   * stops cleanly (what it read written and committed) and exits 1. Started again on a topic
+   * created again under that name, it refuses it (exit 2), where it used to skip the new topic's
+   * first records without a word; and its group's lag is 0 once it has read everything.
+   */
+  @Test
+  void topicsDeletedUnderARunningBronze() throws Exception {
+    String[] generate = {
+      "generate", "--generatorDevices=3", "--durationMinutes=2", "--malformedRate=0.05", "--seed=11"
+    };
+    KafkaBroker broker =
+        KafkaBroker.start(tmp.resolve("kafka"), KafkaBroker.freePort(), KafkaBroker.freePort());
+    Process bronze = null;
+    try (Admin admin = broker.admin()) {
+      broker.createTopics(Map.of("iot-raw", 2, "iot-bronze", 2));
+      String servers = "--bootstrapServers=" + broker.bootstrapServers();
+      List<String> toKafka = new ArrayList<>(List.of(generate));
+      toKafka.addAll(List.of("--sink=kafka", servers));
+      int first = sent(FaultsTest.medallion(toKafka.toArray(String[]::new)));
+      Path lake = tmp.resolve("lake");
+      Path log = tmp.resolve("bronze.log");
+      bronze = forwardingBronze(log, broker, lake);
+      waitFor(
+          () -> held(lake) == first,
+          () -> "Bronze holds the first lines: " + held(lake) + " of " + first + "\n" + tail(log));
+      waitFor(() -> lag(admin, "medallion-bronze") == 0, "the group's lag is 0, all read");
+
+      admin.deleteTopics(List.of("iot-bronze")).all().get(30, TimeUnit.SECONDS);
+      waitFor(
+          () ->
+              java.nio.file.Files.readString(log)
+                  .contains("Kafka topic iot-bronze (--outputTopic) does not exist on"),
+          "Bronze says its output topic is gone");
+      toKafka.add("--start=2026-11-29T10:02:00Z");
+      int total = first + sent(FaultsTest.medallion(toKafka.toArray(String[]::new)));
+      Thread.sleep(3000); // the stage stands still while its forwarding waits
+      broker.createTopics(Map.of("iot-bronze", 2));
+      waitFor(
+          () ->
+              java.nio.file.Files.readString(log)
+                  .contains("topic iot-bronze (--outputTopic) exists again"),
+          "Bronze says it is back");
+      waitFor(() -> held(lake) == total, "Bronze holds the lines sent meanwhile");
+      List<String> keptMeanwhile =
+          Runs.rows(
+                  lake,
+                  "SELECT source FROM bronze_iot_events WHERE epoch_ms(received_at) >="
+                      + " 1795946520000")
+              .stream()
+              .map(row -> String.valueOf(row.get(0)))
+              .sorted()
+              .toList();
+      assertThat(keptMeanwhile).isNotEmpty();
+      List<String> forwarded = new ArrayList<>();
+      for (ConsumerRecord<String, String> r :
+          records(broker, "check", "iot-bronze", keptMeanwhile.size())) {
+        forwarded.add(dev.medallion.core.Json.mapper().readTree(r.value()).get("source").asText());
+      }
+      assertThat(forwarded).containsAll(keptMeanwhile);
+
+      admin.deleteTopics(List.of("iot-raw")).all().get(30, TimeUnit.SECONDS);
+      assertThat(bronze.waitFor(90, TimeUnit.SECONDS)).as("Bronze stops").isTrue();
+      String said = java.nio.file.Files.readString(log);
+      assertThat(bronze.exitValue()).as(said).isEqualTo(1);
+      assertThat(said)
+          .contains("Kafka topic iot-raw (--inputTopic) does not exist on")
+          .contains("medallion bronze: Kafka topic iot-raw (--inputTopic) does not exist on")
+          .contains("bronze : " + total + " lines read");
+      assertThat(held(lake)).isEqualTo(total);
+
+      broker.createTopics(Map.of("iot-raw", 2));
+      toKafka.remove(toKafka.size() - 1);
+      sent(FaultsTest.medallion(toKafka.toArray(String[]::new))); // the first lines again
+      FaultsTest.Outcome again =
+          FaultsTest.medallion(
+              "bronze", "--inputTopic=iot-raw", servers, "--maxRecords=1", "--lakehouse=" + lake);
+      assertThat(again.code()).as(again.err()).isEqualTo(2);
+      assertThat(again.err())
+          .contains("Kafka topic iot-raw on " + broker.bootstrapServers())
+          .contains("is not the topic Bronze read under that name (its id was ");
+      assertThat(held(lake)).isEqualTo(total);
+    } finally {
+      if (bronze != null) {
+        bronze.destroyForcibly();
+      }
+      broker.close();
+    }
+  }
+
+  /** Bronze in a JVM of its own, from iot-raw to iot-bronze, flushing every second. */
+  private static Process forwardingBronze(Path log, KafkaBroker broker, Path lake)
+      throws Exception {
+    return ChildJvm.start(
+        log,
+        List.of(),
+        "bronze",
+        "--inputTopic=iot-raw",
+        "--bootstrapServers=" + broker.bootstrapServers(),
+        "--outputTopic=iot-bronze",
+        "--flushSeconds=1",
+        "--lakehouse=" + lake);
+  }
+
+  /** The lines a {@code generate --sink=kafka} sent. */
+  private static int sent(FaultsTest.Outcome sent) {
+    assertThat(sent.code()).as(sent.err()).isZero();
+    return Integer.parseInt(sent.err().replaceAll("(?s).*generated (\\d+) lines.*", "$1"));
+  }
+
+  /** The records of iot-raw after {@code group}'s committed offsets. */
+  private static long lag(Admin admin, String group) throws Exception {
+    Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata>
+        committed =
+            admin
+                .listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
+                .get(30, TimeUnit.SECONDS);
+    Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> ends =
+        new java.util.HashMap<>();
+    for (int p = 0; p < 2; p++) {
+      ends.put(
+          new org.apache.kafka.common.TopicPartition("iot-raw", p),
+          org.apache.kafka.clients.admin.OffsetSpec.latest());
+    }
+    long lag = 0;
+    for (var e : admin.listOffsets(ends).all().get(30, TimeUnit.SECONDS).entrySet()) {
+      var at = committed.get(e.getKey());
+      lag += e.getValue().offset() - (at == null ? 0 : at.offset());
+    }
+    return lag;
+  }
+
   interface Check {
     boolean holds() throws Exception;
   }
 
   /** Waits up to 90 s for {@code check}, failing with {@code what} if it never holds. */
   private static void waitFor(Check check, String what) throws Exception {
+    waitFor(check, () -> what);
+  }
+
+  /** As {@link #waitFor(Check, String)}, what is said on failure worked out then. */
+  private static void waitFor(Check check, Said what) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
     while (!check.holds()) {
-      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(what.said());
+      }
       Thread.sleep(300);
     }
+  }
+
+  interface Said {
+    String said() throws Exception;
+  }
+
+  /** The last lines of a child's log, its progress lines apart. */
+  private static String tail(Path log) throws java.io.IOException {
+    List<String> lines =
+        java.util.Arrays.stream(java.nio.file.Files.readString(log).split("[\r\n]+"))
+            .filter(l -> !l.startsWith("["))
+            .toList();
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
   }
 
   /** Bronze's rows and dead letters, committed now (0 before the tables exist). */
