@@ -109,6 +109,7 @@ public final class Progress {
     Long lagNow = null;
     long awaySince = -1;
     java.util.Set<String> gone = new java.util.HashSet<>();
+    java.util.Set<String> missedBefore = new java.util.HashSet<>();
     long lastNanos = startNanos;
     Map<String, Long> inFiles = Map.of();
     long filesAt = startNanos - FILES_EVERY * 1_000_000_000L; // the first count at once
@@ -166,7 +167,7 @@ public final class Progress {
                   elapsed - awaySince);
               awaySince = -1;
             }
-            topicsGone(lag, gone, look.missing());
+            topicsGone(lag, gone, missedBefore, look.missing());
           }
         }
         System.err.printf(
@@ -189,19 +190,26 @@ public final class Progress {
 
   /**
    * Says which of the stage's topics were deleted under it ({@code missing}, as the broker answered
-   * now) or exist again since ({@code gone}: those said before), and stops the stage cleanly when
-   * its input topic is gone: a topic created again under that name numbers its records from 0
-   * again, and Bronze names a record by its topic, partition and offset.
+   * now and at the look before: a broker of a cluster may not know a new topic for a moment) or
+   * exist again since ({@code gone}: those said before), and stops the stage cleanly when its input
+   * topic is gone: a topic created again under that name numbers its records from 0 again, and
+   * Bronze names a record by its topic, partition and offset.
+   *
+   * @param missedBefore the topics missing at the look before, updated to those missing now
    */
-  private static void topicsGone(KafkaLag lag, java.util.Set<String> gone, List<String> missing) {
+  private static void topicsGone(
+      KafkaLag lag,
+      java.util.Set<String> gone,
+      java.util.Set<String> missedBefore,
+      List<String> missing) {
     for (String topic : missing) {
-      if (!gone.add(topic)) {
+      if (!missedBefore.contains(topic) || !gone.add(topic)) {
         continue;
       }
       String what =
           String.format(
               Locale.ROOT,
-              "Kafka topic %s (%s) does not exist on %s any more (deleted under the stage)",
+              "topic %s (%s) does not exist on %s any more (deleted under the stage)",
               topic,
               lag.flag(topic),
               lag.servers());
@@ -210,7 +218,7 @@ public final class Progress {
             Locale.ROOT,
             "%nkafka: %s: the stage stops; what it read is written and committed%n",
             what);
-        CleanStop.because(what + "; it stopped, after committing what it had read");
+        CleanStop.because("Kafka " + what + "; it stopped, after committing what it had read");
       } else {
         System.err.printf(
             Locale.ROOT,
@@ -220,6 +228,8 @@ public final class Progress {
             what);
       }
     }
+    missedBefore.clear();
+    missedBefore.addAll(missing);
     for (java.util.Iterator<String> it = gone.iterator(); it.hasNext(); ) {
       String topic = it.next();
       if (!missing.contains(topic)) {

@@ -225,7 +225,7 @@ class KafkaBrokerTest {
       waitFor(
           () ->
               java.nio.file.Files.readString(log)
-                  .contains("Kafka topic iot-bronze (--outputTopic) does not exist on"),
+                  .contains("kafka: topic iot-bronze (--outputTopic) does not exist on"),
           "Bronze says its output topic is gone");
       toKafka.add("--start=2026-11-29T10:02:00Z");
       int total = first + sent(FaultsTest.medallion(toKafka.toArray(String[]::new)));
@@ -259,7 +259,7 @@ class KafkaBrokerTest {
       String said = java.nio.file.Files.readString(log);
       assertThat(bronze.exitValue()).as(said).isEqualTo(1);
       assertThat(said)
-          .contains("Kafka topic iot-raw (--inputTopic) does not exist on")
+          .contains("kafka: topic iot-raw (--inputTopic) does not exist on")
           .contains("medallion bronze: Kafka topic iot-raw (--inputTopic) does not exist on")
           .contains("bronze : " + total + " lines read");
       assertThat(held(lake)).isEqualTo(total);
