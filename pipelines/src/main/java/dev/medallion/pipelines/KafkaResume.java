@@ -58,22 +58,106 @@ final class KafkaResume {
    */
   static Map<Integer, Point> commitFromTables(KafkaOptions o, LakeTables tables, String name) {
     String topic = o.getInputTopic();
-    Map<Integer, BitSet> held = held(tables, topic);
+    String prefix = "kafka:" + topic + "/";
+    Map<Integer, BitSet> rows = new HashMap<>();
+    collect(tables, Lakehouse.BRONZE_IOT, Expressions.alwaysTrue(), prefix, rows);
+    Map<Integer, BitSet> held = new HashMap<>();
+    rows.forEach((partition, offsets) -> held.put(partition, (BitSet) offsets.clone()));
+    collect(
+        tables,
+        Lakehouse.QUARANTINE_IOT,
+        Expressions.equal("stage", DeadLetter.BRONZE),
+        prefix,
+        held);
     try (KafkaConsumer<byte[], byte[]> consumer = consumer(o, "bronze")) {
       List<TopicPartition> partitions = partitions(consumer, o);
       Map<TopicPartition, Long> starts = consumer.beginningOffsets(partitions);
       sameTopic(o, tables, held, consumer.endOffsets(partitions));
+      Map<Integer, BitSet> unforwarded =
+          o.getOutputTopic().isEmpty() ? Map.of() : unforwarded(o, rows);
       Map<Integer, Point> points = new TreeMap<>();
+      long toForward = 0;
       for (TopicPartition tp : partitions) {
         BitSet offsets = held.getOrDefault(tp.partition(), new BitSet());
-        long start = starts.getOrDefault(tp, 0L);
-        long resume = offsets.nextClearBit((int) Math.min(start, Integer.MAX_VALUE));
-        long again = offsets.get((int) resume, offsets.length()).cardinality();
+        int start = (int) Math.min(starts.getOrDefault(tp, 0L), Integer.MAX_VALUE);
+        long resume = offsets.nextClearBit(start);
+        BitSet gap = unforwarded.getOrDefault(tp.partition(), new BitSet());
+        int firstGap = gap.nextSetBit(start);
+        if (firstGap >= 0 && firstGap < resume) {
+          resume = firstGap;
+        }
+        toForward += gap.get(start, Math.max(start, gap.length())).cardinality();
+        long again =
+            offsets.get((int) resume, Math.max((int) resume, offsets.length())).cardinality();
         points.put(tp.partition(), new Point(resume, again));
       }
       commit(consumer, topic, points);
       say(name, topic, points, "Bronze or its quarantine");
+      sayUnforwarded(name, "Bronze", topic, o.getOutputTopic(), toForward);
       return points;
+    }
+  }
+
+  /**
+   * Per partition of the input topic, the offsets of the Bronze rows ({@code rows}) that are not on
+   * the output topic, from the first row that is there on: a run killed after a flush committed
+   * rows and before it forwarded them, or a run without {@code --outputTopic}, left them out of the
+   * topic, and the next stage reads only the topic. Before a partition's first forwarded row,
+   * nothing is taken for missing (forwarding had not started, or the topic's retention dropped
+   * them). Found by reading the output topic from its start, as Silver does when it starts.
+   */
+  private static Map<Integer, BitSet> unforwarded(KafkaOptions o, Map<Integer, BitSet> rows) {
+    String prefix = "kafka:" + o.getInputTopic() + "/";
+    Map<Integer, BitSet> sent = new HashMap<>();
+    eachForwarded(
+        o,
+        source -> {
+          int hash = source.lastIndexOf('#');
+          if (source.startsWith(prefix) && hash > prefix.length()) {
+            int partition = Integer.parseInt(source.substring(prefix.length(), hash));
+            long offset = Long.parseLong(source.substring(hash + 1));
+            sent.computeIfAbsent(partition, k -> new BitSet()).set((int) offset);
+          }
+        });
+    Map<Integer, BitSet> gaps = new HashMap<>();
+    sent.forEach(
+        (partition, on) -> {
+          BitSet gap = (BitSet) rows.getOrDefault(partition, new BitSet()).clone();
+          gap.andNot(on);
+          gap.clear(0, on.nextSetBit(0));
+          if (!gap.isEmpty()) {
+            gaps.put(partition, gap);
+          }
+        });
+    return gaps;
+  }
+
+  /**
+   * The {@code source} of each row on the stage's output topic ({@code --outputTopic}), read from
+   * its start with a consumer that commits nothing.
+   */
+  private static void eachForwarded(KafkaOptions o, java.util.function.Consumer<String> each) {
+    try (KafkaConsumer<byte[], byte[]> consumer = consumer(o, "forwarded")) {
+      List<PartitionInfo> infos =
+          consumer.partitionsFor(o.getOutputTopic(), Duration.ofSeconds(20));
+      if (infos == null) {
+        return;
+      }
+      List<TopicPartition> partitions = new ArrayList<>();
+      infos.forEach(i -> partitions.add(new TopicPartition(o.getOutputTopic(), i.partition())));
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+      while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+        for (var r : consumer.poll(Duration.ofSeconds(1))) {
+          if (r.value() != null) {
+            String source = sourceOf(r.value(), "");
+            if (!source.isEmpty()) {
+              each.accept(source);
+            }
+          }
+        }
+      }
     }
   }
 
@@ -175,35 +259,51 @@ final class KafkaResume {
   static Map<Integer, Point> commitFromSilver(KafkaOptions o, LakeTables tables, String name) {
     String topic = o.getInputTopic();
     java.util.Set<String> held = new java.util.HashSet<>();
-    for (String path :
-        List.of(Lakehouse.SILVER_READINGS, Lakehouse.SILVER_HEARTBEATS, Lakehouse.QUARANTINE_IOT)) {
-      Expression filter =
-          path.equals(Lakehouse.QUARANTINE_IOT)
-              ? Expressions.equal("stage", DeadLetter.SILVER)
-              : Expressions.alwaysTrue();
-      sources(tables, path, filter, held::add);
+    java.util.Set<String> rows = new java.util.HashSet<>(); // readings and heartbeats
+    for (String path : List.of(Lakehouse.SILVER_READINGS, Lakehouse.SILVER_HEARTBEATS)) {
+      sources(tables, path, Expressions.alwaysTrue(), rows::add);
     }
+    held.addAll(rows);
+    sources(
+        tables, Lakehouse.QUARANTINE_IOT, Expressions.equal("stage", DeadLetter.SILVER), held::add);
     if (held.isEmpty()) {
       return Map.of(); // a first run: the group's offsets, else the start
+    }
+    // What the output topic holds, to forward the rows a run committed and never forwarded (see
+    // unforwarded); null when the stage does not forward.
+    java.util.Set<String> forwarded = null;
+    if (!o.getOutputTopic().isEmpty()) {
+      forwarded = new java.util.HashSet<>();
+      eachForwarded(o, forwarded::add);
     }
     try (KafkaConsumer<byte[], byte[]> consumer = consumer(o, "silver")) {
       List<TopicPartition> partitions = partitions(consumer, o);
       Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
       Map<Integer, Point> points = new TreeMap<>();
+      long toForward = 0;
       for (TopicPartition tp : partitions) {
         long end = ends.getOrDefault(tp, 0L);
         consumer.assign(List.of(tp));
         consumer.seekToBeginning(List.of(tp));
         long resume = -1;
         long again = 0;
+        boolean forwarding = false; // a row of this partition is on the output topic
         while (consumer.position(tp) < end) {
           for (var r : consumer.poll(Duration.ofSeconds(1))) {
             String id = KafkaReads.sourceId(topic, r.partition(), r.offset());
             String source = r.value() == null ? id : sourceOf(r.value(), id);
             boolean in = held.contains(source) || held.contains(id);
+            if (forwarded != null && rows.contains(source)) {
+              if (forwarded.contains(source)) {
+                forwarding = true;
+              } else if (forwarding) {
+                in = false; // committed, never forwarded: read again
+                toForward++;
+              }
+            }
             if (resume < 0 && !in) {
               resume = r.offset();
-            } else if (resume >= 0 && in) {
+            } else if (resume >= 0 && (held.contains(source) || held.contains(id))) {
               again++;
             }
           }
@@ -212,7 +312,27 @@ final class KafkaResume {
       }
       commit(consumer, topic, points);
       say(name, topic, points, "Silver or its quarantine");
+      sayUnforwarded(name, "Silver", topic, o.getOutputTopic(), toForward);
       return points;
+    }
+  }
+
+  /** Says how many rows a stage committed and never forwarded, when there are any. */
+  private static void sayUnforwarded(
+      String name, String layer, String topic, String outputTopic, long rows) {
+    if (rows > 0) {
+      System.err.println(
+          name
+              + ": "
+              + rows
+              + " "
+              + layer
+              + " row(s) of "
+              + topic
+              + " were committed but never forwarded to "
+              + outputTopic
+              + " (a run killed between the two, or one without --outputTopic): they are read"
+              + " again from the points above, and forwarded");
     }
   }
 
@@ -277,20 +397,6 @@ final class KafkaResume {
               " already and will be there twice, under the same source (Gold counts them once)");
     }
     System.err.println(said);
-  }
-
-  /** The offsets of {@code topic} Bronze and its quarantine hold, by partition. */
-  static Map<Integer, BitSet> held(LakeTables tables, String topic) {
-    String prefix = "kafka:" + topic + "/";
-    Map<Integer, BitSet> held = new HashMap<>();
-    collect(tables, Lakehouse.BRONZE_IOT, Expressions.alwaysTrue(), prefix, held);
-    collect(
-        tables,
-        Lakehouse.QUARANTINE_IOT,
-        Expressions.equal("stage", DeadLetter.BRONZE),
-        prefix,
-        held);
-    return held;
   }
 
   private static void collect(

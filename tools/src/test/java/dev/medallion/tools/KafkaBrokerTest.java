@@ -283,6 +283,146 @@ class KafkaBrokerTest {
     }
   }
 
+  /**
+   * A row committed but never forwarded (here: by a run without {@code --outputTopic} between runs
+   * with it; a run killed between a flush and its forwarding leaves the same) is forwarded by the
+   * stage's next forwarding run, which reads its record again and says so: the next stage reads
+   * only the topic, and missed such rows without a word. Bronze and Silver, four runs each.
+   */
+  @Test
+  void stagesForwardTheRowsARunCommittedButNeverForwarded() throws Exception {
+    KafkaBroker broker =
+        KafkaBroker.start(tmp.resolve("kafka"), KafkaBroker.freePort(), KafkaBroker.freePort());
+    try {
+      broker.createTopics(Map.of("iot-raw", 2, "iot-bronze", 2, "iot-silver", 2));
+      String servers = "--bootstrapServers=" + broker.bootstrapServers();
+      Path lake = tmp.resolve("lake");
+      String silverRows =
+          "SELECT count(DISTINCT source) FROM (SELECT source FROM silver_sensor_readings UNION ALL"
+              + " SELECT source FROM silver_device_heartbeats)";
+      long bronzeMissing = 0;
+      long silverMissing = 0;
+      // {start, Bronze forwards, Silver forwards}
+      for (String[] run :
+          List.of(
+              new String[] {"10:00", "yes", "yes"},
+              new String[] {"10:02", "no", "yes"},
+              new String[] {"10:04", "yes", "no"},
+              new String[] {"10:06", "yes", "yes"})) {
+        sent(
+            FaultsTest.medallion(
+                "generate",
+                "--generatorDevices=3",
+                "--durationMinutes=2",
+                "--malformedRate=0.05",
+                "--seed=13",
+                "--start=2026-11-29T" + run[0] + ":00Z",
+                "--sink=kafka",
+                servers));
+        FaultsTest.Outcome bronze = stage(lake, servers, "bronze", "iot-raw", run[1], "iot-bronze");
+        if (run[0].equals("10:02")) { // this run's Bronze rows are not on the topic
+          bronzeMissing =
+              Runs.count(lake, "SELECT count(DISTINCT source) FROM bronze_iot_events")
+                  - topicSize(broker, "iot-bronze");
+          assertThat(bronzeMissing).isPositive();
+        }
+        if (run[0].equals("10:04")) {
+          assertThat(bronze.err())
+              .contains(
+                  bronzeMissing
+                      + " Bronze row(s) of iot-raw were committed but never forwarded to"
+                      + " iot-bronze");
+        }
+        FaultsTest.Outcome silver =
+            stage(lake, servers, "silver", "iot-bronze", run[2], "iot-silver");
+        if (run[0].equals("10:04")) { // this run's Silver rows are not on the topic
+          silverMissing = Runs.count(lake, silverRows) - topicSize(broker, "iot-silver");
+          assertThat(silverMissing).isPositive();
+        }
+        if (run[0].equals("10:06")) {
+          assertThat(silver.err())
+              .contains(
+                  silverMissing
+                      + " Silver row(s) of iot-bronze were committed but never forwarded to"
+                      + " iot-silver");
+        }
+      }
+      assertThat(forwardedSources(broker, "iot-bronze"))
+          .isEqualTo(sources(lake, "SELECT DISTINCT source FROM bronze_iot_events"));
+      assertThat(forwardedSources(broker, "iot-silver"))
+          .isEqualTo(
+              sources(
+                  lake,
+                  "SELECT source FROM silver_sensor_readings UNION SELECT source FROM"
+                      + " silver_device_heartbeats"));
+    } finally {
+      broker.close();
+    }
+  }
+
+  /** One run of {@code stage} to the end of its topic, forwarding when {@code forwards} is yes. */
+  private static FaultsTest.Outcome stage(
+      Path lake, String servers, String stage, String input, String forwards, String output)
+      throws Exception {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                stage,
+                "--inputTopic=" + input,
+                servers,
+                "--idleStopSeconds=3",
+                "--lakehouse=" + lake));
+    if (forwards.equals("yes")) {
+      args.add("--outputTopic=" + output);
+    }
+    FaultsTest.Outcome ran = FaultsTest.medallion(args.toArray(String[]::new));
+    assertThat(ran.code()).as(ran.err()).isZero();
+    return ran;
+  }
+
+  /** The distinct {@code source} of the rows {@code sql} selects, sorted. */
+  private static List<String> sources(Path lake, String sql) throws Exception {
+    return Runs.rows(lake, sql).stream()
+        .map(row -> String.valueOf(row.get(0)))
+        .distinct()
+        .sorted()
+        .toList();
+  }
+
+  /** The distinct {@code source} of the rows forwarded to {@code topic}, sorted. */
+  private static List<String> forwardedSources(KafkaBroker broker, String topic) throws Exception {
+    List<String> forwarded = new ArrayList<>();
+    for (ConsumerRecord<String, String> r :
+        records(broker, "check", topic, (int) topicSize(broker, topic))) {
+      forwarded.add(dev.medallion.core.Json.mapper().readTree(r.value()).get("source").asText());
+    }
+    return forwarded.stream().distinct().sorted().toList();
+  }
+
+  /** The records {@code topic} holds. */
+  private static long topicSize(KafkaBroker broker, String topic) throws Exception {
+    try (Admin admin = broker.admin()) {
+      Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> ends =
+          new java.util.HashMap<>();
+      for (var p :
+          admin
+              .describeTopics(List.of(topic))
+              .allTopicNames()
+              .get(30, TimeUnit.SECONDS)
+              .get(topic)
+              .partitions()) {
+        ends.put(
+            new org.apache.kafka.common.TopicPartition(topic, p.partition()),
+            org.apache.kafka.clients.admin.OffsetSpec.latest());
+      }
+      long size = 0;
+      for (var e : admin.listOffsets(ends).all().get(30, TimeUnit.SECONDS).values()) {
+        size += e.offset();
+      }
+      return size;
+    }
+  }
+
   /** Bronze in a JVM of its own, from iot-raw to iot-bronze, flushing every second. */
   private static Process forwardingBronze(Path log, KafkaBroker broker, Path lake)
       throws Exception {
