@@ -84,6 +84,9 @@ public final class IotJob {
    */
   public static @Nullable Ran run(Stage stage, IotOptions options) throws IOException {
     refuseSparkStreamingFromTables(stage, options);
+    if (!options.getOutputTopic().isEmpty() && stage != Stage.BRONZE && stage != Stage.SILVER) {
+      throw new IllegalArgumentException(OUTPUT_TOPIC_STAGES); // before anything is read
+    }
     // Before the lakehouse's lock: a missing topic or broker holds no one's layers.
     KafkaTopics.requireExisting(
         options,
@@ -167,7 +170,7 @@ public final class IotJob {
     if ((stage == Stage.ALL || stage == Stage.BRONZE)
         && options.getInput().isEmpty()
         && !options.getInputTopic().isEmpty()) {
-      KafkaResume.commitFromTables(options, tables, name);
+      KafkaResume.commitFromTables(options, tables, name, stage == Stage.BRONZE);
     } else if (stage == Stage.SILVER && !options.getInputTopic().isEmpty()) {
       KafkaResume.commitFromSilver(options, tables, name);
     }
@@ -613,6 +616,10 @@ public final class IotJob {
     layers.apply("WriteTables", commitEachFlush ? sink.committingEachFlush(tables.config()) : sink);
   }
 
+  private static final String OUTPUT_TOPIC_STAGES =
+      "--outputTopic forwards what a stage keeps to the next one: it is for the bronze and silver"
+          + " stages";
+
   /**
    * {@code --outputTopic}: the bronze stage forwards its Bronze rows, the silver stage its readings
    * and heartbeats, for the next stage to read.
@@ -642,10 +649,7 @@ public final class IotJob {
                 ForwardToKafka.to(
                     servers, topic, Heartbeat::getDeviceId, Heartbeat::getReceivedAt));
       }
-      default ->
-          throw new IllegalArgumentException(
-              "--outputTopic forwards what a stage keeps to the next one: it is for the bronze and"
-                  + " silver stages");
+      default -> throw new IllegalArgumentException(OUTPUT_TOPIC_STAGES);
     }
   }
 

@@ -34,8 +34,15 @@ final class KafkaLag implements AutoCloseable {
   /** The stage's topics, each with its flag, the input topic first. */
   private final Map<String, String> topics = new LinkedHashMap<>();
 
-  /** What the broker said: nothing ({@code answered} false), or the topics it lacks and the lag. */
-  record Look(boolean answered, List<String> missing, @Nullable Long lag) {}
+  /** The id each topic had when it was first seen. */
+  private final Map<String, org.apache.kafka.common.Uuid> ids = new HashMap<>();
+
+  /**
+   * What the broker said: nothing ({@code answered} false), or the topics it lacks, those that have
+   * another id than before (deleted and created again between two looks, or at once by a broker
+   * that creates topics on first use), and the lag.
+   */
+  record Look(boolean answered, List<String> missing, List<String> recreated, @Nullable Long lag) {}
 
   KafkaLag(String servers, String topic, String outputTopic, String group) {
     Properties p = new Properties();
@@ -66,24 +73,29 @@ final class KafkaLag implements AutoCloseable {
       Map<String, KafkaFuture<TopicDescription>> described =
           admin.describeTopics(List.copyOf(topics.keySet())).topicNameValues();
       List<String> missing = new ArrayList<>();
+      List<String> recreated = new ArrayList<>();
       TopicDescription input = null;
       for (String t : topics.keySet()) {
         try {
           TopicDescription d = described.get(t).get(1, TimeUnit.SECONDS);
           input = t.equals(topic) ? d : input;
+          org.apache.kafka.common.Uuid before = ids.put(t, d.topicId());
+          if (before != null && !before.equals(d.topicId())) {
+            recreated.add(t);
+          }
         } catch (ExecutionException e) {
           if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
-            return new Look(false, List.of(), null);
+            return new Look(false, List.of(), List.of(), null);
           }
-          missing.add(t);
+          missing.add(t); // its id stays: back under another, it was created again
         }
       }
-      return new Look(true, missing, input == null ? null : lag(input));
+      return new Look(true, missing, recreated, input == null ? null : lag(input));
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
-      return new Look(false, List.of(), null);
+      return new Look(false, List.of(), List.of(), null);
     }
   }
 

@@ -58,7 +58,8 @@ final class KafkaReads {
             ByteArrayDeserializer.class, NullableCoder.of(ByteArrayCoder.of()))
         .withValueDeserializerAndCoder(
             ByteArrayDeserializer.class, NullableCoder.of(ByteArrayCoder.of()))
-        // A commit waits 5 s at most, not Kafka's 60: a reader commits what it read as it
+        // Kafka's calls wait 15 s at most, not 60 (KafkaIO's reader also takes it as the time a
+        // partition may take to set up at its start): a reader commits what it read as it
         // closes, and a reader of a topic deleted under the stage (which then stops, see
         // Progress) waited a minute for each of its parts before the stage could end. A commit
         // that fails is made again by the next read's, and Bronze and Silver resume from their
@@ -70,7 +71,7 @@ final class KafkaReads {
                 ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
                 "earliest",
                 ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
-                5_000))
+                15_000))
         .withTimestampPolicyFactory(
             ArrivalWatermark.factory(
                 Duration.standardSeconds(o.getDisorderSeconds()),

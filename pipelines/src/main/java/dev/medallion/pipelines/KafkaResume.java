@@ -54,9 +54,12 @@ final class KafkaResume {
   /**
    * Commits each partition's resume point to the group of {@code o} and says it on stderr.
    *
+   * @param forwards whether the stage forwards its rows to {@code --outputTopic} (Bronze; the
+   *     all-in-one run does not): then it resumes early enough to forward those it never did
    * @return the resume points, by partition
    */
-  static Map<Integer, Point> commitFromTables(KafkaOptions o, LakeTables tables, String name) {
+  static Map<Integer, Point> commitFromTables(
+      KafkaOptions o, LakeTables tables, String name, boolean forwards) {
     String topic = o.getInputTopic();
     String prefix = "kafka:" + topic + "/";
     Map<Integer, BitSet> rows = new HashMap<>();
@@ -74,7 +77,7 @@ final class KafkaResume {
       Map<TopicPartition, Long> starts = consumer.beginningOffsets(partitions);
       sameTopic(o, tables, held, consumer.endOffsets(partitions));
       Map<Integer, BitSet> unforwarded =
-          o.getOutputTopic().isEmpty() ? Map.of() : unforwarded(o, rows);
+          forwards && !o.getOutputTopic().isEmpty() ? unforwarded(o, rows) : Map.of();
       Map<Integer, Point> points = new TreeMap<>();
       long toForward = 0;
       for (TopicPartition tp : partitions) {
@@ -100,31 +103,39 @@ final class KafkaResume {
 
   /**
    * Per partition of the input topic, the offsets of the Bronze rows ({@code rows}) that are not on
-   * the output topic, from the first row that is there on: a run killed after a flush committed
-   * rows and before it forwarded them, or a run without {@code --outputTopic}, left them out of the
-   * topic, and the next stage reads only the topic. Before a partition's first forwarded row,
-   * nothing is taken for missing (forwarding had not started, or the topic's retention dropped
-   * them). Found by reading the output topic from its start, as Silver does when it starts.
+   * the output topic: a run killed after a flush committed rows and before it forwarded them, or a
+   * run without {@code --outputTopic}, left them out of the topic, and the next stage reads only
+   * the topic. Found by reading the output topic from its start, as Silver does when it starts.
+   * Only rows from the partition's cut-off on count: the latest, over the output topic's
+   * partitions, of the first of the partition's rows each holds. Before it, forwarding had not
+   * started, or retention (which drops each output partition's oldest records at its own time) may
+   * have dropped rows that were forwarded.
    */
   private static Map<Integer, BitSet> unforwarded(KafkaOptions o, Map<Integer, BitSet> rows) {
     String prefix = "kafka:" + o.getInputTopic() + "/";
     Map<Integer, BitSet> sent = new HashMap<>();
+    // per input partition, per output partition: the first (lowest) offset of the rows it holds
+    Map<Integer, Map<Integer, Long>> firsts = new HashMap<>();
     eachForwarded(
         o,
-        source -> {
+        (source, outputPartition) -> {
           int hash = source.lastIndexOf('#');
           if (source.startsWith(prefix) && hash > prefix.length()) {
             int partition = Integer.parseInt(source.substring(prefix.length(), hash));
             long offset = Long.parseLong(source.substring(hash + 1));
             sent.computeIfAbsent(partition, k -> new BitSet()).set((int) offset);
+            firsts
+                .computeIfAbsent(partition, k -> new HashMap<>())
+                .merge(outputPartition, offset, Math::min);
           }
         });
     Map<Integer, BitSet> gaps = new HashMap<>();
     sent.forEach(
         (partition, on) -> {
+          long cut = java.util.Collections.max(firsts.get(partition).values());
           BitSet gap = (BitSet) rows.getOrDefault(partition, new BitSet()).clone();
           gap.andNot(on);
-          gap.clear(0, on.nextSetBit(0));
+          gap.clear(0, (int) cut);
           if (!gap.isEmpty()) {
             gaps.put(partition, gap);
           }
@@ -133,10 +144,11 @@ final class KafkaResume {
   }
 
   /**
-   * The {@code source} of each row on the stage's output topic ({@code --outputTopic}), read from
-   * its start with a consumer that commits nothing.
+   * The {@code source} of each row on the stage's output topic ({@code --outputTopic}), with the
+   * topic partition it is in, read from its start with a consumer that commits nothing.
    */
-  private static void eachForwarded(KafkaOptions o, java.util.function.Consumer<String> each) {
+  private static void eachForwarded(
+      KafkaOptions o, java.util.function.ObjIntConsumer<String> each) {
     try (KafkaConsumer<byte[], byte[]> consumer = consumer(o, "forwarded")) {
       List<PartitionInfo> infos =
           consumer.partitionsFor(o.getOutputTopic(), Duration.ofSeconds(20));
@@ -153,7 +165,7 @@ final class KafkaResume {
           if (r.value() != null) {
             String source = sourceOf(r.value(), "");
             if (!source.isEmpty()) {
-              each.accept(source);
+              each.accept(source, r.partition());
             }
           }
         }
@@ -269,50 +281,64 @@ final class KafkaResume {
     if (held.isEmpty()) {
       return Map.of(); // a first run: the group's offsets, else the start
     }
-    // What the output topic holds, to forward the rows a run committed and never forwarded (see
-    // unforwarded); null when the stage does not forward.
-    java.util.Set<String> forwarded = null;
+    // What the output topic holds (each row's source, with its partition there), to forward the
+    // rows a run committed and never forwarded, as Bronze does (see unforwarded); null when the
+    // stage does not forward.
+    Map<String, Integer> forwarded = null;
     if (!o.getOutputTopic().isEmpty()) {
-      forwarded = new java.util.HashSet<>();
-      eachForwarded(o, forwarded::add);
+      Map<String, Integer> on = new HashMap<>();
+      eachForwarded(o, on::putIfAbsent);
+      forwarded = on;
     }
+    java.util.Set<String> toForward = new java.util.HashSet<>();
     try (KafkaConsumer<byte[], byte[]> consumer = consumer(o, "silver")) {
       List<TopicPartition> partitions = partitions(consumer, o);
       Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
       Map<Integer, Point> points = new TreeMap<>();
-      long toForward = 0;
       for (TopicPartition tp : partitions) {
         long end = ends.getOrDefault(tp, 0L);
         consumer.assign(List.of(tp));
         consumer.seekToBeginning(List.of(tp));
-        long resume = -1;
-        long again = 0;
-        boolean forwarding = false; // a row of this partition is on the output topic
+        long firstNew = -1; // the first record neither Silver nor its quarantine holds
+        BitSet heldAt = new BitSet();
+        // per partition of the output topic, the first record here whose row it holds; and the
+        // rows Silver holds that are not there, by offset here
+        Map<Integer, Long> firstOn = new HashMap<>();
+        TreeMap<Long, String> missing = new TreeMap<>();
         while (consumer.position(tp) < end) {
           for (var r : consumer.poll(Duration.ofSeconds(1))) {
             String id = KafkaReads.sourceId(topic, r.partition(), r.offset());
             String source = r.value() == null ? id : sourceOf(r.value(), id);
-            boolean in = held.contains(source) || held.contains(id);
-            if (forwarded != null && rows.contains(source)) {
-              if (forwarded.contains(source)) {
-                forwarding = true;
-              } else if (forwarding) {
-                in = false; // committed, never forwarded: read again
-                toForward++;
-              }
+            if (held.contains(source) || held.contains(id)) {
+              heldAt.set((int) r.offset());
+            } else if (firstNew < 0) {
+              firstNew = r.offset();
             }
-            if (resume < 0 && !in) {
-              resume = r.offset();
-            } else if (resume >= 0 && (held.contains(source) || held.contains(id))) {
-              again++;
+            if (forwarded != null && rows.contains(source)) {
+              Integer there = forwarded.get(source);
+              if (there != null) {
+                firstOn.putIfAbsent(there, r.offset());
+              } else {
+                missing.put(r.offset(), source);
+              }
             }
           }
         }
-        points.put(tp.partition(), new Point(resume < 0 ? end : resume, again));
+        long resume = firstNew < 0 ? end : firstNew;
+        if (!firstOn.isEmpty()) {
+          long cut = java.util.Collections.max(firstOn.values());
+          for (Map.Entry<Long, String> m : missing.tailMap(cut, true).entrySet()) {
+            resume = Math.min(resume, m.getKey());
+            toForward.add(m.getValue());
+          }
+        }
+        long again =
+            heldAt.get((int) resume, Math.max((int) resume, heldAt.length())).cardinality();
+        points.put(tp.partition(), new Point(resume, again));
       }
       commit(consumer, topic, points);
       say(name, topic, points, "Silver or its quarantine");
-      sayUnforwarded(name, "Silver", topic, o.getOutputTopic(), toForward);
+      sayUnforwarded(name, "Silver", topic, o.getOutputTopic(), toForward.size());
       return points;
     }
   }

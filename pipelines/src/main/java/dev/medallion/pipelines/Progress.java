@@ -167,7 +167,10 @@ public final class Progress {
                   elapsed - awaySince);
               awaySince = -1;
             }
+            List<String> recreated = new java.util.ArrayList<>(look.recreated());
+            recreated.removeAll(gone); // said gone before: now said back
             topicsGone(lag, gone, missedBefore, look.missing());
+            topicsRecreated(lag, recreated);
           }
         }
         System.err.printf(
@@ -214,11 +217,7 @@ public final class Progress {
               lag.flag(topic),
               lag.servers());
       if (topic.equals(lag.inputTopic())) {
-        System.err.printf(
-            Locale.ROOT,
-            "%nkafka: %s: the stage stops; what it read is written and committed%n",
-            what);
-        CleanStop.because("Kafka " + what + "; it stopped, after committing what it had read");
+        stopBecause(what);
       } else {
         System.err.printf(
             Locale.ROOT,
@@ -240,6 +239,37 @@ public final class Progress {
             topic,
             lag.flag(topic),
             lag.servers());
+      }
+    }
+  }
+
+  /** Says {@code what} happened to the input topic, and stops the stage cleanly for it. */
+  private static void stopBecause(String what) {
+    System.err.printf(
+        Locale.ROOT, "%nkafka: %s: the stage stops; what it read is committed first%n", what);
+    CleanStop.because("Kafka " + what + "; it stopped, after committing what it had read");
+  }
+
+  /**
+   * Says which of the stage's topics were deleted and created again since the look before (the same
+   * name, another id), and stops the stage cleanly when it is its input topic, as when it is gone.
+   */
+  private static void topicsRecreated(KafkaLag lag, List<String> recreated) {
+    for (String topic : recreated) {
+      String what =
+          String.format(
+              Locale.ROOT,
+              "topic %s (%s) on %s was deleted and created again under the stage",
+              topic,
+              lag.flag(topic),
+              lag.servers());
+      if (topic.equals(lag.inputTopic())) {
+        stopBecause(what);
+      } else {
+        System.err.printf(
+            Locale.ROOT,
+            "%nkafka: %s: forwarding goes on into it (what the topic held is gone with it)%n",
+            what);
       }
     }
   }
