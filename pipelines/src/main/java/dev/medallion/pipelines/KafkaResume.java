@@ -119,14 +119,13 @@ final class KafkaResume {
     eachForwarded(
         o,
         (source, outputPartition) -> {
-          int hash = source.lastIndexOf('#');
-          if (source.startsWith(prefix) && hash > prefix.length()) {
-            int partition = Integer.parseInt(source.substring(prefix.length(), hash));
-            long offset = Long.parseLong(source.substring(hash + 1));
-            sent.computeIfAbsent(partition, k -> new BitSet()).set((int) offset);
+          long[] at = partitionAndOffset(source, prefix);
+          if (at != null) {
+            int partition = (int) at[0];
+            sent.computeIfAbsent(partition, k -> new BitSet()).set((int) at[1]);
             firsts
                 .computeIfAbsent(partition, k -> new HashMap<>())
-                .merge(outputPartition, offset, Math::min);
+                .merge(outputPartition, at[1], Math::min);
           }
         });
     Map<Integer, BitSet> gaps = new HashMap<>();
@@ -432,11 +431,27 @@ final class KafkaResume {
         path,
         Expressions.and(filter, Expressions.startsWith("source", prefix)),
         source -> {
-          int hash = source.lastIndexOf('#');
-          int partition = Integer.parseInt(source.substring(prefix.length(), hash));
-          long offset = Long.parseLong(source.substring(hash + 1));
-          held.computeIfAbsent(partition, k -> new BitSet()).set((int) offset);
+          long[] at = partitionAndOffset(source, prefix);
+          if (at != null) {
+            held.computeIfAbsent((int) at[0], k -> new BitSet()).set((int) at[1]);
+          }
         });
+  }
+
+  /**
+   * The partition and offset a source {@code kafka:<topic>/<partition>#<offset>} ({@link
+   * KafkaReads#sourceId}) names, when it starts with {@code prefix} ({@code kafka:<topic>/}); else
+   * null.
+   */
+  private static long @Nullable [] partitionAndOffset(String source, String prefix) {
+    int hash = source.lastIndexOf('#');
+    if (!source.startsWith(prefix) || hash <= prefix.length()) {
+      return null;
+    }
+    return new long[] {
+      Integer.parseInt(source.substring(prefix.length(), hash)),
+      Long.parseLong(source.substring(hash + 1))
+    };
   }
 
   /** Each {@code source} of the rows of table {@code path} that match {@code filter}. */

@@ -210,12 +210,11 @@ public final class Progress {
         continue;
       }
       String what =
-          String.format(
-              Locale.ROOT,
-              "topic %s (%s) does not exist on %s any more (deleted under the stage)",
-              topic,
-              lag.flag(topic),
-              lag.servers());
+          named(lag, topic)
+              + " does not exist on "
+              + lag.servers()
+              + " any more (deleted under"
+              + " the stage)";
       if (topic.equals(lag.inputTopic())) {
         stopBecause(what);
       } else {
@@ -234,13 +233,14 @@ public final class Progress {
       if (!missing.contains(topic)) {
         it.remove();
         System.err.printf(
-            Locale.ROOT,
-            "%nkafka: topic %s (%s) exists again on %s%n",
-            topic,
-            lag.flag(topic),
-            lag.servers());
+            Locale.ROOT, "%nkafka: %s exists again on %s%n", named(lag, topic), lag.servers());
       }
     }
+  }
+
+  /** {@code topic (--flag)}: a topic of the stage, with the flag that named it. */
+  private static String named(KafkaLag lag, String topic) {
+    return "topic " + topic + " (" + lag.flag(topic) + ")";
   }
 
   /** Says {@code what} happened to the input topic, and stops the stage cleanly for it. */
@@ -257,12 +257,11 @@ public final class Progress {
   private static void topicsRecreated(KafkaLag lag, List<String> recreated) {
     for (String topic : recreated) {
       String what =
-          String.format(
-              Locale.ROOT,
-              "topic %s (%s) on %s was deleted and created again under the stage",
-              topic,
-              lag.flag(topic),
-              lag.servers());
+          named(lag, topic)
+              + " on "
+              + lag.servers()
+              + " was deleted and created again under the"
+              + " stage";
       if (topic.equals(lag.inputTopic())) {
         stopBecause(what);
       } else {

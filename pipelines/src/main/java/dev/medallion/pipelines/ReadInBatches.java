@@ -37,7 +37,8 @@ import org.joda.time.Instant;
  * line, and any tool watching the group, showed up to 10,000 records of lag per part of the read
  * that were read long ago). The reader does it at its first call that finds nothing when no record
  * has been handed on since the runner last took a checkpoint: those records' bundle was over and
- * committed, as a runner asks before it finalizes.
+ * committed, as a runner asks before it finalizes. (Spark's runner finalizes at the end of each
+ * micro-batch already; there this adds a commit of the same offsets.)
  */
 public final class ReadInBatches<T> extends PTransform<PBegin, PCollection<T>> {
   private final UnboundedSource<T, ?> source;

@@ -420,25 +420,33 @@ class KafkaBrokerTest {
   /** The records {@code topic} holds. */
   private static long topicSize(KafkaBroker broker, String topic) throws Exception {
     try (Admin admin = broker.admin()) {
-      Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> ends =
-          new java.util.HashMap<>();
-      for (var p :
-          admin
-              .describeTopics(List.of(topic))
-              .allTopicNames()
-              .get(30, TimeUnit.SECONDS)
-              .get(topic)
-              .partitions()) {
-        ends.put(
-            new org.apache.kafka.common.TopicPartition(topic, p.partition()),
-            org.apache.kafka.clients.admin.OffsetSpec.latest());
-      }
-      long size = 0;
-      for (var e : admin.listOffsets(ends).all().get(30, TimeUnit.SECONDS).values()) {
-        size += e.offset();
-      }
-      return size;
+      return ends(admin, topic).values().stream().mapToLong(Long::longValue).sum();
     }
+  }
+
+  /** The end offset of each partition of {@code topic} (its records, for a topic none dropped). */
+  private static Map<org.apache.kafka.common.TopicPartition, Long> ends(Admin admin, String topic)
+      throws Exception {
+    Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest =
+        new java.util.HashMap<>();
+    for (var p :
+        admin
+            .describeTopics(List.of(topic))
+            .allTopicNames()
+            .get(30, TimeUnit.SECONDS)
+            .get(topic)
+            .partitions()) {
+      latest.put(
+          new org.apache.kafka.common.TopicPartition(topic, p.partition()),
+          org.apache.kafka.clients.admin.OffsetSpec.latest());
+    }
+    Map<org.apache.kafka.common.TopicPartition, Long> ends = new java.util.HashMap<>();
+    admin
+        .listOffsets(latest)
+        .all()
+        .get(30, TimeUnit.SECONDS)
+        .forEach((tp, info) -> ends.put(tp, info.offset()));
+    return ends;
   }
 
   /** Bronze in a JVM of its own, from iot-raw to iot-bronze, flushing every second. */
@@ -469,17 +477,10 @@ class KafkaBrokerTest {
                 .listConsumerGroupOffsets(group)
                 .partitionsToOffsetAndMetadata()
                 .get(30, TimeUnit.SECONDS);
-    Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> ends =
-        new java.util.HashMap<>();
-    for (int p = 0; p < 2; p++) {
-      ends.put(
-          new org.apache.kafka.common.TopicPartition("iot-raw", p),
-          org.apache.kafka.clients.admin.OffsetSpec.latest());
-    }
     long lag = 0;
-    for (var e : admin.listOffsets(ends).all().get(30, TimeUnit.SECONDS).entrySet()) {
+    for (var e : ends(admin, "iot-raw").entrySet()) {
       var at = committed.get(e.getKey());
-      lag += e.getValue().offset() - (at == null ? 0 : at.offset());
+      lag += e.getValue() - (at == null ? 0 : at.offset());
     }
     return lag;
   }
