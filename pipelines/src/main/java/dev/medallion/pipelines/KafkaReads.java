@@ -4,6 +4,7 @@ import dev.medallion.core.StreamEnd;
 import java.util.Map;
 import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.NullableCoder;
+import org.apache.beam.sdk.io.Read;
 import org.apache.beam.sdk.io.kafka.KafkaIO;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
 import org.apache.beam.sdk.io.kafka.KafkaSources;
@@ -40,14 +41,16 @@ final class KafkaReads {
   static final int BATCH = 5000;
 
   /**
-   * The records of {@code --inputTopic}: a bounded read of {@code --maxRecords} through KafkaIO
-   * itself, else its unbounded source read in batches of what is at hand ({@link ReadInBatches}).
+   * The records of {@code --inputTopic}: a bounded read of {@code --maxRecords} by one reader of
+   * every partition ({@link OneSplit}: split, a part of the read waited forever for its equal share
+   * of the records when its partitions held fewer), else KafkaIO's unbounded source read in batches
+   * of what is at hand ({@link ReadInBatches}).
    */
   static PTransform<PBegin, PCollection<KafkaRecord<byte[], byte[]>>> of(
       KafkaOptions o, String stage) {
     KafkaIO.Read<byte[], byte[]> read = configured(o, stage);
     if (o.getMaxRecords() > 0) {
-      return read.withMaxNumRecords(o.getMaxRecords());
+      return Read.from(OneSplit.of(KafkaSources.of(read))).withMaxNumRecords(o.getMaxRecords());
     }
     return ReadInBatches.of(KafkaSources.of(read), BATCH);
   }

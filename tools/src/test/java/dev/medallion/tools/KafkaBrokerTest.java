@@ -302,6 +302,55 @@ class KafkaBrokerTest {
   }
 
   /**
+   * A bounded read ({@code --maxRecords}) of a topic whose partitions hold unequal counts ends with
+   * every record: Beam's bounded read of an unbounded source gives each part of the read an equal
+   * share (from 10,000 records on, in two parts or more), and a part whose partitions held fewer
+   * waited for the rest forever (found on Spark by hand; the same on the DirectRunner).
+   */
+  @Test
+  void aBoundedReadOfPartitionsOfUnequalCountsEnds() throws Exception {
+    KafkaBroker broker =
+        KafkaBroker.start(tmp.resolve("kafka"), KafkaBroker.freePort(), KafkaBroker.freePort());
+    try {
+      broker.createTopics(Map.of("iot-raw", 2));
+      String servers = "--bootstrapServers=" + broker.bootstrapServers();
+      // three devices over two partitions: one holds the records of one device, or of none
+      int total =
+          sent(
+              FaultsTest.medallion(
+                  "generate",
+                  "--generatorDevices=3",
+                  "--durationMinutes=220",
+                  "--malformedRate=0",
+                  "--sink=kafka",
+                  servers));
+      assertThat(total).isGreaterThanOrEqualTo(10_000);
+      try (Admin admin = broker.admin()) {
+        List<Long> counts = new ArrayList<>(ends(admin, "iot-raw").values());
+        assertThat(counts).as("partitions of unequal counts").doesNotHaveDuplicates();
+      }
+      Path lake = tmp.resolve("lake");
+      FaultsTest.Outcome bronze =
+          assertTimeoutPreemptively(
+              Duration.ofSeconds(150),
+              () ->
+                  FaultsTest.medallion(
+                      "bronze",
+                      "--inputTopic=iot-raw",
+                      servers,
+                      "--maxRecords=" + total,
+                      "--lakehouse=" + lake),
+              "the bounded read waits for records that never come");
+      assertThat(bronze.code()).as(bronze.err()).isZero();
+      assertThat(bronze.out())
+          .contains("kafka  : " + total + " records read from iot-raw")
+          .contains("bronze : " + total + " lines read");
+    } finally {
+      broker.close();
+    }
+  }
+
+  /**
    * A row committed but never forwarded (here: by a run without {@code --outputTopic} between runs
    * with it; a run killed between a flush and its forwarding leaves the same) is forwarded by the
    * stage's next forwarding run, which reads its record again and says so: the next stage reads
