@@ -30,7 +30,13 @@ final class OneSplit<T, C extends UnboundedSource.CheckpointMark> extends Unboun
   @Override
   public List<? extends UnboundedSource<T, C>> split(int desiredNumSplits, PipelineOptions options)
       throws Exception {
-    return inner.split(1, options);
+    List<? extends UnboundedSource<T, C>> one = inner.split(1, options);
+    if (one.size() != 1) {
+      // KafkaIO splits per partition whatever it is asked when it deduplicates by offset
+      throw new IllegalStateException(
+          "a bounded read needs one reader, and its source split into " + one.size());
+    }
+    return one;
   }
 
   @Override
