@@ -33,6 +33,11 @@ import org.joda.time.Instant;
 final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
   private static final ConcurrentMap<String, Long> NEWEST = new ConcurrentHashMap<>();
   private static final ConcurrentMap<String, Long> CAUGHT_UP_SINCE = new ConcurrentHashMap<>();
+
+  /** The partitions of each topic read in this JVM: the read ends when all are idle, not one. */
+  private static final ConcurrentMap<String, java.util.Set<String>> PARTITIONS =
+      new ConcurrentHashMap<>();
+
   private static volatile boolean draining;
 
   private final String topic;
@@ -59,6 +64,7 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
     this.disorderMillis = disorder.getMillis();
     this.idleStopMillis = idleStop.getMillis();
     this.watermark = previous.orElse(BoundedWindow.TIMESTAMP_MIN_VALUE);
+    PARTITIONS.computeIfAbsent(topic, k -> ConcurrentHashMap.newKeySet()).add(partition);
   }
 
   /**
@@ -96,6 +102,24 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
     draining = false;
     NEWEST.clear();
     CAUGHT_UP_SINCE.clear();
+    PARTITIONS.clear();
+  }
+
+  /**
+   * Whether every partition of the topic read in this JVM has been caught up for the idle time. A
+   * partition alone must not end: the runner then stops reading it for the rest of the run, and a
+   * partition still empty when the stage started (the stage before had not yet forwarded to it)
+   * ended there, and its records were never read (Gold over a backlog of 1M read two of its four
+   * partitions).
+   */
+  private boolean allIdle(long now) {
+    for (String p : PARTITIONS.getOrDefault(topic, java.util.Set.of(partition))) {
+      Long since = CAUGHT_UP_SINCE.get(p);
+      if (since == null || now - since < idleStopMillis) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override
@@ -115,8 +139,8 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
     long basis = newest;
     if (ctx.getMessageBacklog() == 0) {
       long now = clock.getAsLong();
-      long caughtUpSince = CAUGHT_UP_SINCE.computeIfAbsent(partition, k -> now);
-      if (idleStopMillis > 0 && now - caughtUpSince >= idleStopMillis) {
+      CAUGHT_UP_SINCE.computeIfAbsent(partition, k -> now);
+      if (idleStopMillis > 0 && allIdle(now)) {
         ended = true; // a watermark never goes back: what arrives later is for the next run
         return end;
       }

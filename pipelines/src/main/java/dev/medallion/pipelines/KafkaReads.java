@@ -34,9 +34,7 @@ final class KafkaReads {
    * reader has at hand, so a stage that keeps up with its topic hands on small ones. Each batch is
    * a bundle, and the DirectRunner pays a fixed cost for every bundle of every step (it translates
    * each step to its proto again, for one): over a backlog of 1M events the three stages moved
-   * 26,110 events/s end to end with 5,000 against 21,413 with 1,000. With 20,000 Gold stopped
-   * reading mid-backlog, with the rest of its topic there, and ended on the benchmark's idle stop
-   * (three runs; the cause is not found, see the README's benchmarks).
+   * 26,110 events/s end to end with 5,000 against 21,413 with 1,000; 25,063 with 20,000 (one run).
    */
   static final int BATCH = 5000;
 

@@ -75,6 +75,33 @@ class ArrivalWatermarkTest {
     assertThat(second.getWatermark(CAUGHT_UP)).isEqualTo(StreamEnd.ON_SPARK);
   }
 
+  /**
+   * A partition with nothing to read ends nothing while another still has records: the runner stops
+   * reading a partition whose watermark ended, so one still empty when the stage started (the stage
+   * before had not yet forwarded to it) was never read again in that run. Found by the streaming
+   * benchmark: Gold read two of its four partitions.
+   */
+  @Test
+  void theReadEndsWhenEveryPartitionIsIdleNotOne() {
+    ArrivalWatermark.reset();
+    TopicPartition other = new TopicPartition(TP.topic(), 1);
+    TimestampPolicyFactory<byte[], byte[]> factory =
+        ArrivalWatermark.factory(Duration.ZERO, IDLE, BoundedWindow.TIMESTAMP_MAX_VALUE, NOW::get);
+    TimestampPolicy<byte[], byte[]> empty = factory.createTimestampPolicy(TP, Optional.empty());
+    TimestampPolicy<byte[], byte[]> busy = factory.createTimestampPolicy(other, Optional.empty());
+    empty.getWatermark(CAUGHT_UP);
+    busy.getWatermark(backlog(100));
+    NOW.addAndGet(IDLE.getMillis() + 1);
+    busy.getTimestampForRecord(backlog(99), record(NOW.get()));
+    assertThat(empty.getWatermark(CAUGHT_UP))
+        .as("an empty partition while the other has records")
+        .isNotEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+    assertThat(busy.getWatermark(CAUGHT_UP)).isNotEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+    NOW.addAndGet(IDLE.getMillis());
+    assertThat(empty.getWatermark(CAUGHT_UP)).isEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+    assertThat(busy.getWatermark(CAUGHT_UP)).isEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
+  }
+
   private static KafkaRecord<byte[], byte[]> record(long timestamp) {
     return new KafkaRecord<>(
         TP.topic(),
