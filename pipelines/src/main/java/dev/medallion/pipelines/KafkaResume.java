@@ -61,7 +61,7 @@ final class KafkaResume {
   static Map<Integer, Point> commitFromTables(
       KafkaOptions o, LakeTables tables, String name, boolean forwards) {
     String topic = o.getInputTopic();
-    String prefix = "kafka:" + topic + "/";
+    String prefix = "kafka:" + topic + "/"; // of a source KafkaReads.sourceId names
     Map<Integer, BitSet> rows = new HashMap<>();
     collect(tables, Lakehouse.BRONZE_IOT, Expressions.alwaysTrue(), prefix, rows);
     Map<Integer, BitSet> held = new HashMap<>();
@@ -77,7 +77,7 @@ final class KafkaResume {
       Map<TopicPartition, Long> starts = consumer.beginningOffsets(partitions);
       sameTopic(o, tables, held, consumer.endOffsets(partitions));
       Map<Integer, BitSet> unforwarded =
-          forwards && !o.getOutputTopic().isEmpty() ? unforwarded(o, rows) : Map.of();
+          forwards && !o.getOutputTopic().isEmpty() ? unforwarded(o, prefix, rows) : Map.of();
       Map<Integer, Point> points = new TreeMap<>();
       long toForward = 0;
       for (TopicPartition tp : partitions) {
@@ -111,8 +111,8 @@ final class KafkaResume {
    * started, or retention (which drops each output partition's oldest records at its own time) may
    * have dropped rows that were forwarded.
    */
-  private static Map<Integer, BitSet> unforwarded(KafkaOptions o, Map<Integer, BitSet> rows) {
-    String prefix = "kafka:" + o.getInputTopic() + "/";
+  private static Map<Integer, BitSet> unforwarded(
+      KafkaOptions o, String prefix, Map<Integer, BitSet> rows) {
     Map<Integer, BitSet> sent = new HashMap<>();
     // per input partition, per output partition: the first (lowest) offset of the rows it holds
     Map<Integer, Map<Integer, Long>> firsts = new HashMap<>();

@@ -209,22 +209,16 @@ public final class Progress {
       if (!missedBefore.contains(topic) || !gone.add(topic)) {
         continue;
       }
-      String what =
+      happened(
+          lag,
+          topic,
           named(lag, topic)
               + " does not exist on "
               + lag.servers()
-              + " any more (deleted under"
-              + " the stage)";
-      if (topic.equals(lag.inputTopic())) {
-        stopBecause(what);
-      } else {
-        System.err.printf(
-            Locale.ROOT,
-            "%nkafka: %s: forwarding waits until it exists again, then sends what the stage"
-                + " keeps meanwhile (nothing it read is lost; what the topic held is gone with it)."
-                + " Ctrl-C waits for it too; Ctrl-C twice stops at once%n",
-            what);
-      }
+              + " any more (deleted under the stage)",
+          "forwarding waits until it exists again, then sends what the stage keeps meanwhile"
+              + " (nothing it read is lost; what the topic held is gone with it). Ctrl-C waits for"
+              + " it too; Ctrl-C twice stops at once");
     }
     missedBefore.clear();
     missedBefore.addAll(missing);
@@ -243,11 +237,18 @@ public final class Progress {
     return "topic " + topic + " (" + lag.flag(topic) + ")";
   }
 
-  /** Says {@code what} happened to the input topic, and stops the stage cleanly for it. */
-  private static void stopBecause(String what) {
-    System.err.printf(
-        Locale.ROOT, "%nkafka: %s: the stage stops; what it read is committed first%n", what);
-    CleanStop.because("Kafka " + what + "; it stopped, after committing what it had read");
+  /**
+   * Says {@code what} happened to {@code topic}: its input topic stops the stage cleanly, its
+   * output topic goes on as {@code forwarding} says.
+   */
+  private static void happened(KafkaLag lag, String topic, String what, String forwarding) {
+    if (topic.equals(lag.inputTopic())) {
+      System.err.printf(
+          Locale.ROOT, "%nkafka: %s: the stage stops; what it read is committed first%n", what);
+      CleanStop.because("Kafka " + what + "; it stopped, after committing what it had read");
+    } else {
+      System.err.printf(Locale.ROOT, "%nkafka: %s: %s%n", what, forwarding);
+    }
   }
 
   /**
@@ -256,20 +257,14 @@ public final class Progress {
    */
   private static void topicsRecreated(KafkaLag lag, List<String> recreated) {
     for (String topic : recreated) {
-      String what =
+      happened(
+          lag,
+          topic,
           named(lag, topic)
               + " on "
               + lag.servers()
-              + " was deleted and created again under the"
-              + " stage";
-      if (topic.equals(lag.inputTopic())) {
-        stopBecause(what);
-      } else {
-        System.err.printf(
-            Locale.ROOT,
-            "%nkafka: %s: forwarding goes on into it (what the topic held is gone with it)%n",
-            what);
-      }
+              + " was deleted and created again under the stage",
+          "forwarding goes on into it (what the topic held is gone with it)");
     }
   }
 
