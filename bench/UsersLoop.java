@@ -14,32 +14,16 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.parquet.conf.ParquetConfiguration;
-import org.apache.parquet.conf.PlainParquetConfiguration;
-import org.apache.parquet.hadoop.ParquetFileWriter;
-import org.apache.parquet.hadoop.ParquetWriter;
-import org.apache.parquet.hadoop.api.WriteSupport;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
-import org.apache.parquet.io.LocalOutputFile;
-import org.apache.parquet.io.OutputFile;
-import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
 
@@ -51,7 +35,7 @@ import org.apache.parquet.schema.MessageTypeParser;
  * each (user_id, instant) in file and line order; Gold is one row per user as of the latest event
  * date with the SHA-256 feature hash. Every table is written as Parquet (Snappy), partitioned like
  * the project's. One thread reads, parses and decides; each table's rows are encoded on a thread
- * of its own (Parquet encoding is most of the work), so both cores are busy.
+ * of its own ({@link LoopTables}: Parquet encoding is most of the work), so both cores are busy.
  *
  * <pre>java -cp tools-classpath:classes UsersLoop input=GLOB out=DIR</pre>
  *
@@ -92,24 +76,20 @@ public final class UsersLoop {
               + " view_count:l add_to_cart_count:l event_count:l first_event_timestamp:t"
               + " days_since_last_event:l last_feature_hash:s");
 
+  /** Columns whose values are (nearly) all different: no dictionary (it is tried per row group). */
+  private static final Set<String> NO_DICTIONARY =
+      Set.of("raw_line", "original_payload", "source", "event_id", "session_id", "event_timestamp",
+          "line_number");
+
+  /** The raw text, which nothing filters on: no min/max statistics. */
+  private static final Set<String> NO_STATISTICS = Set.of("raw_line", "original_payload", "source");
+
   private UsersLoop() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = new HashMap<>();
-    for (String arg : args) {
-      int eq = arg.indexOf('=');
-      if (eq > 0) {
-        a.put(arg.substring(0, eq), arg.substring(eq + 1));
-      }
-    }
-    if (!a.containsKey("input") || !a.containsKey("out")) {
-      System.err.println("usage: UsersLoop input=GLOB out=DIR");
-      System.exit(2);
-    }
-    Map<String, Long> counts = run(files(a.get("input")), Path.of(a.get("out")));
-    System.out.println(String.join("\t", counts.keySet()));
-    System.out.println(
-        String.join("\t", counts.values().stream().map(String::valueOf).toArray(String[]::new)));
+    Map<String, String> a =
+        LoopTables.arguments(args, "UsersLoop input=GLOB out=DIR", "input", "out");
+    LoopTables.print(run(files(a.get("input")), Path.of(a.get("out"))));
   }
 
   /** The files a glob names (only its last part may hold wildcards), sorted by path. */
@@ -133,7 +113,7 @@ public final class UsersLoop {
     Map<String, User> users = new HashMap<>();
     String bronzePart = "ingest_date=" + ingestDate;
     Map<Long, String> dayParts = new HashMap<>();
-    try (Tables t = new Tables(out)) {
+    try (LoopTables t = new LoopTables(out, NO_DICTIONARY, NO_STATISTICS)) {
       for (Path file : inputs) {
         String sourceFile = file.toString();
         long lineNumber = 0;
@@ -339,238 +319,5 @@ public final class UsersLoop {
           });
     }
     return MessageTypeParser.parseMessageType(b.append("}").toString());
-  }
-
-  /**
-   * The tables being written: each table's rows go, in batches, to a thread of its own that encodes
-   * them into one open Parquet file per partition (the reading thread and two of these keep both
-   * cores busy); at most {@link #IN_FLIGHT} batches wait.
-   */
-  private static final class Tables implements AutoCloseable {
-    private static final int BATCH = 4096;
-    private static final int IN_FLIGHT = 8;
-    private final Path out;
-    private final Semaphore inFlight = new Semaphore(IN_FLIGHT);
-    private final Map<String, Table> open = new HashMap<>();
-
-    Tables(Path out) {
-      this.out = out;
-    }
-
-    void write(String table, MessageType schema, String partition, Object[] row)
-        throws IOException {
-      Table t = open.get(table);
-      if (t == null) {
-        t = new Table(out.resolve(table), schema);
-        open.put(table, t);
-      }
-      t.parts.add(partition);
-      t.rows.add(row);
-      if (t.rows.size() == BATCH) {
-        hand(t);
-      }
-    }
-
-    private void hand(Table t) throws IOException {
-      List<String> parts = t.parts;
-      List<Object[]> rows = t.rows;
-      t.parts = new ArrayList<>(BATCH);
-      t.rows = new ArrayList<>(BATCH);
-      inFlight.acquireUninterruptibly();
-      t.pending.add(
-          t.thread.submit(
-              () -> {
-                try {
-                  for (int i = 0; i < rows.size(); i++) {
-                    t.writer(parts.get(i)).write(rows.get(i));
-                  }
-                } finally {
-                  inFlight.release();
-                }
-                return null;
-              }));
-      for (var it = t.pending.iterator(); it.hasNext(); ) {
-        Future<?> f = it.next();
-        if (f.isDone()) {
-          IOException e = failed(f);
-          if (e != null) {
-            throw e;
-          }
-          it.remove();
-        }
-      }
-    }
-
-    private static IOException failed(Future<?> f) {
-      try {
-        f.get();
-        return null;
-      } catch (ExecutionException e) {
-        return e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return new IOException(e);
-      }
-    }
-
-    @Override
-    public void close() throws IOException {
-      IOException first = null;
-      for (Table t : open.values()) {
-        try {
-          if (!t.rows.isEmpty()) {
-            hand(t);
-          }
-          t.pending.add(t.thread.submit(t::closeAll));
-        } catch (IOException e) {
-          first = first == null ? e : first;
-        } finally {
-          t.thread.shutdown();
-        }
-        for (Future<?> f : t.pending) {
-          IOException e = failed(f);
-          first = first == null ? e : first;
-        }
-      }
-      if (first != null) {
-        throw first;
-      }
-    }
-  }
-
-  /** One table: its thread, and (used only there) one open Parquet file per partition. */
-  private static final class Table {
-    final Path dir;
-    final MessageType schema;
-    final ExecutorService thread =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "parquet-writer");
-              t.setDaemon(true); // a failed run ends; it never waits for a writer
-              return t;
-            });
-    final List<Future<?>> pending = new ArrayList<>();
-    final Map<String, ParquetWriter<Object[]>> writers = new HashMap<>();
-    List<String> parts = new ArrayList<>();
-    List<Object[]> rows = new ArrayList<>();
-
-    Table(Path dir, MessageType schema) {
-      this.dir = dir;
-      this.schema = schema;
-    }
-
-    ParquetWriter<Object[]> writer(String partition) throws IOException {
-      ParquetWriter<Object[]> w = writers.get(partition);
-      if (w == null) {
-        Path folder = Files.createDirectories(dir.resolve(partition));
-        Writer b = new Writer(new LocalOutputFile(folder.resolve("part-0.parquet")), schema);
-        // No dictionary where values are (nearly) all different: it is tried per row group first.
-        for (String unique :
-            List.of("raw_line", "original_payload", "source", "event_id", "session_id",
-                "event_timestamp", "line_number")) {
-          if (schema.containsField(unique)) {
-            b = b.withDictionaryEncoding(unique, false);
-          }
-        }
-        for (String text : List.of("raw_line", "original_payload", "source")) {
-          if (schema.containsField(text)) {
-            b = b.withStatisticsEnabled(text, false);
-          }
-        }
-        w =
-            b.withCompressionCodec(CompressionCodecName.SNAPPY)
-                .withRowGroupSize(32L << 20)
-                .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
-                .withConf(new PlainParquetConfiguration())
-                .build();
-        writers.put(partition, w);
-      }
-      return w;
-    }
-
-    /** Closes every open file; the first failure is thrown once all are tried. */
-    Void closeAll() throws IOException {
-      IOException first = null;
-      for (ParquetWriter<Object[]> w : writers.values()) {
-        try {
-          w.close();
-        } catch (IOException e) {
-          first = first == null ? e : first;
-        }
-      }
-      if (first != null) {
-        throw first;
-      }
-      return null;
-    }
-  }
-
-  private static final class Writer extends ParquetWriter.Builder<Object[], Writer> {
-    private final MessageType schema;
-
-    Writer(OutputFile file, MessageType schema) {
-      super(file);
-      this.schema = schema;
-    }
-
-    @Override
-    protected Writer self() {
-      return this;
-    }
-
-    @Override
-    protected WriteSupport<Object[]> getWriteSupport(Configuration conf) {
-      return new RowSupport(schema);
-    }
-
-    @Override
-    protected WriteSupport<Object[]> getWriteSupport(ParquetConfiguration conf) {
-      return new RowSupport(schema);
-    }
-  }
-
-  /** Writes an {@code Object[]} row: String, Long or Double per column, null for none. */
-  private static final class RowSupport extends WriteSupport<Object[]> {
-    private final MessageType schema;
-    private RecordConsumer out;
-
-    RowSupport(MessageType schema) {
-      this.schema = schema;
-    }
-
-    @Override
-    public WriteContext init(Configuration conf) {
-      return new WriteContext(schema, Map.of());
-    }
-
-    @Override
-    public WriteContext init(ParquetConfiguration conf) {
-      return new WriteContext(schema, Map.of());
-    }
-
-    @Override
-    public void prepareForWrite(RecordConsumer consumer) {
-      out = consumer;
-    }
-
-    @Override
-    public void write(Object[] row) {
-      out.startMessage();
-      for (int i = 0; i < row.length; i++) {
-        Object v = row[i];
-        if (v == null) {
-          continue;
-        }
-        String name = schema.getFieldName(i);
-        out.startField(name, i);
-        switch (schema.getType(i).asPrimitiveType().getPrimitiveTypeName()) {
-          case BINARY -> out.addBinary(Binary.fromString((String) v));
-          case INT64 -> out.addLong((Long) v);
-          default -> out.addDouble((Double) v);
-        }
-        out.endField(name, i);
-      }
-      out.endMessage();
-    }
   }
 }

@@ -17,7 +17,8 @@
 # Spark local[2]. Each job is one process, timed from outside (/usr/bin/time: wall, user + system
 # CPU, peak RSS), with a fresh output folder; the project's Gold (and the loop's) is checked equal
 # to DuckDB's row for row. --iot replays that many generated readings + heartbeats through `run`
-# on both runners and checks their Gold equal (0: skip). Every timed job is appended to
+# on both runners, beside the IoT tables in one pass of a hand-written loop (bench/IotLoop.java,
+# the job `loop`), and checks every Gold equal to the first one's (0: skip). Every timed job is appended to
 # bench/results/runs.csv; the medians (and wall time / DuckDB's) to bench/results/summary.csv,
 # printed at the end; bench/results/chart.png and the README's table are redrawn from summary.csv.
 set -euo pipefail
@@ -59,7 +60,8 @@ trap cleanup EXIT
 mkdir -p "$data" "$results" "$work/classes"
 duckdb=$(tr ':' '\n' < tools/target/classpath.txt | grep duckdb_jdbc | head -n 1)
 javac -nowarn -d "$work/classes" -cp "$duckdb" bench/RunSql.java bench/BenchReport.java
-javac -nowarn -d "$work/classes" -cp "$(cat tools/target/classpath.txt)" bench/UsersLoop.java
+javac -nowarn -d "$work/classes" -cp "$(cat tools/target/classpath.txt)" bench/LoopTables.java \
+  bench/UsersLoop.java bench/IotLoop.java
 sql=(java -cp "$duckdb:$work/classes" RunSql)
 sql() { "${sql[@]}" "$@"; }
 
@@ -223,12 +225,17 @@ if [[ $iot -gt 0 ]]; then
   first=""
   for ((r = 1; r <= repeats; r++)); do
     for job in ${jobs//,/ }; do
-      [[ $job == duckdb || $job == loop ]] && continue
+      [[ $job == duckdb ]] && continue
       out=$work/out-$job-$r
       rm -rf "$out"
-      project "$job"
-      $timer "$job" "${cmd[@]}" run --input="$input" --devices="$data/iot-$iot-devices.csv" \
-        --lakehouse="$out" "${runner[@]}"
+      if [[ $job == loop ]]; then
+        time_job "$job" java "-Xmx$heap" -cp "$(cat tools/target/classpath.txt):$work/classes" \
+          IotLoop input="$input" devices="$data/iot-$iot-devices.csv" out="$out"
+      else
+        project "$job"
+        $timer "$job" "${cmd[@]}" run --input="$input" --devices="$data/iot-$iot-devices.csv" \
+          --lakehouse="$out" "${runner[@]}"
+      fi
       gold=first
       read -r _ _ _ code < "$work/last"
       if [[ $code != 0 ]]; then

@@ -221,6 +221,11 @@ public final class LakeSql implements AutoCloseable {
 
   /** All rows of a query, each as a list of its values. */
   public List<List<Object>> rows(String sql) throws SQLException {
+    return rows(connection, sql);
+  }
+
+  /** The rows of a query on {@code connection}, each a list of its columns' JDBC objects. */
+  public static List<List<Object>> rows(Connection connection, String sql) throws SQLException {
     List<List<Object>> out = new ArrayList<>();
     try (Statement s = connection.createStatement();
         ResultSet rs = s.executeQuery(sql)) {

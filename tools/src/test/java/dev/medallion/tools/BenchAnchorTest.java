@@ -18,7 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The benchmark's anchor, {@code bench/users.sql} (DuckDB doing the user-features tables by hand),
  * gives the golden counts and Gold of {@code testdata/users} that {@code compute_expected.py}
- * worked out: the benchmark's "Gold equal to DuckDB's" check compares against a right answer.
+ * worked out: the benchmark's "Gold equal to DuckDB's" check compares against a right answer. So do
+ * its hand-written loops, {@code bench/UsersLoop.java} and {@code bench/IotLoop.java} (the IoT
+ * replay's reference Gold in the benchmark), over {@code testdata/users} and {@code testdata/iot}.
  */
 class BenchAnchorTest {
   static final Path ROOT = UserFeaturesEndToEndTest.USERS.getParent().getParent();
@@ -58,24 +60,8 @@ class BenchAnchorTest {
    */
   @Test
   void theJavaLoopGivesTheGoldenCountsAndGold(@TempDir Path tmp) throws Exception {
-    Path classes = Files.createDirectories(tmp.resolve("classes"));
-    int compiled =
-        javax.tools.ToolProvider.getSystemJavaCompiler()
-            .run(
-                null,
-                null,
-                null,
-                "-nowarn",
-                "-cp",
-                System.getProperty("java.class.path"),
-                "-d",
-                classes.toString(),
-                ROOT.resolve("bench/UsersLoop.java").toString());
-    assertThat(compiled).as("javac bench/UsersLoop.java").isZero();
     Path out = tmp.resolve("out");
-    try (java.net.URLClassLoader loader =
-        new java.net.URLClassLoader(
-            new java.net.URL[] {classes.toUri().toURL()}, getClass().getClassLoader())) {
+    try (java.net.URLClassLoader loader = compiledLoops(tmp)) {
       Class<?> loop = loader.loadClass("UsersLoop");
       List<?> files =
           (List<?>)
@@ -91,6 +77,77 @@ class BenchAnchorTest {
         assertGolden(counts, st, out);
       }
     }
+  }
+
+  /**
+   * The IoT replay's practical limit, {@code bench/IotLoop.java}, over {@code
+   * testdata/iot/events.ndjson}: the counts and Gold (device and site minutes) that {@code
+   * compute_expected.py} worked out, so the benchmark's check of the project's Gold against the
+   * loop's compares against a right answer.
+   */
+  @Test
+  void theIotLoopGivesTheGoldenCountsAndGold(@TempDir Path tmp) throws Exception {
+    Path out = tmp.resolve("out");
+    try (java.net.URLClassLoader loader = compiledLoops(tmp)) {
+      @SuppressWarnings("unchecked")
+      Map<String, Long> counts =
+          (Map<String, Long>)
+              loader
+                  .loadClass("IotLoop")
+                  .getMethod("run", Path.class, Path.class, Path.class)
+                  .invoke(
+                      null,
+                      IotReplayEndToEndTest.EVENTS,
+                      IotReplayEndToEndTest.TESTDATA.resolve("devices.csv"),
+                      out);
+      Map<String, Long> golden = new LinkedHashMap<>();
+      new com.fasterxml.jackson.databind.ObjectMapper()
+          .readTree(IotReplayEndToEndTest.EXPECTED.resolve("counts.json").toFile())
+          .fields()
+          .forEachRemaining(f -> golden.put(f.getKey(), f.getValue().asLong()));
+      assertThat(counts).containsAllEntriesOf(golden);
+      try (Connection db = DriverManager.getConnection("jdbc:duckdb:")) {
+        IotReplayEndToEndTest.assertRowsEqualGolden(
+            LakeSql.rows(
+                db,
+                "SELECT device_id, site, zone, window_start, window_end, reading_count,"
+                    + " temperature_avg, temperature_min, temperature_max, humidity_avg,"
+                    + " pressure_avg, heartbeat_count, battery_pct_min, rssi_dbm_avg, last_status"
+                    + " FROM read_parquet('"
+                    + out.resolve("gold/device_minute")
+                    + "/**/*.parquet', hive_partitioning = false) ORDER BY device_id, window_start"),
+            IotReplayEndToEndTest.EXPECTED.resolve("device_minute.csv"));
+        IotReplayEndToEndTest.assertRowsEqualGolden(
+            LakeSql.rows(
+                db,
+                "SELECT site, window_start, window_end, device_count, reading_count,"
+                    + " temperature_avg, humidity_avg, pressure_avg, heartbeat_count,"
+                    + " battery_pct_min FROM read_parquet('"
+                    + out.resolve("gold/site_minute")
+                    + "/**/*.parquet', hive_partitioning = false) ORDER BY site, window_start"),
+            IotReplayEndToEndTest.EXPECTED.resolve("site_minute.csv"));
+      }
+    }
+  }
+
+  /** The benchmark's loops, compiled as {@code bench/run.sh} compiles them, in a class loader. */
+  private static java.net.URLClassLoader compiledLoops(Path tmp) throws Exception {
+    Path classes = Files.createDirectories(tmp.resolve("classes"));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "-nowarn", "-cp", System.getProperty("java.class.path"), "-d", classes.toString()));
+    for (String loop : List.of("LoopTables", "UsersLoop", "IotLoop")) {
+      args.add(ROOT.resolve("bench/" + loop + ".java").toString());
+    }
+    int compiled =
+        javax.tools.ToolProvider.getSystemJavaCompiler()
+            .run(null, null, null, args.toArray(String[]::new));
+    assertThat(compiled)
+        .as("javac bench/LoopTables.java bench/UsersLoop.java bench/IotLoop.java")
+        .isZero();
+    return new java.net.URLClassLoader(
+        new java.net.URL[] {classes.toUri().toURL()}, BenchAnchorTest.class.getClassLoader());
   }
 
   /** The counts and the Gold table under {@code out} are the golden ones of testdata/users. */
