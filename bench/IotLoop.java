@@ -32,6 +32,11 @@ import org.apache.parquet.schema.MessageTypeParser;
  * event once and adds up per device, per site and per device and sensor type each minute. The
  * tables have the project's columns and are written as Parquet (Snappy, {@link LoopTables}).
  *
+ * <p>What it leaves out of the project's work: the table catalog and its commits, the run's report,
+ * and the exact texts of the dead letters (its reasons are the rules' names, its details the same
+ * as the reasons) and of Bronze's {@code extra} (the names of the fields it does not know, not
+ * their JSON).
+ *
  * <p>It holds what Gold needs (each minute's totals per device and sensor type, and the identity
  * of each event, to count a resent one once); every other row is written as it is decided. One
  * thread reads, parses and decides; each table's rows are encoded on a thread of its own.
