@@ -102,6 +102,33 @@ class ArrivalWatermarkTest {
     assertThat(busy.getWatermark(CAUGHT_UP)).isEqualTo(BoundedWindow.TIMESTAMP_MAX_VALUE);
   }
 
+  /**
+   * A partition read to its end while the stage before is still forwarding to it holds the
+   * watermark at its own newest arrival: its next records arrive older than the other partitions'
+   * newest, and a watermark past their windows had the runner drop them (Gold over a backlog of 1M
+   * held about half its device minutes). Only a partition idle for a while follows the others.
+   */
+  @Test
+  void aCaughtUpPartitionHoldsTheWatermarkUntilItIsIdle() {
+    ArrivalWatermark.reset();
+    TopicPartition other = new TopicPartition(TP.topic(), 1);
+    TimestampPolicyFactory<byte[], byte[]> factory =
+        ArrivalWatermark.factory(Duration.ZERO, IDLE, BoundedWindow.TIMESTAMP_MAX_VALUE, NOW::get);
+    TimestampPolicy<byte[], byte[]> behind = factory.createTimestampPolicy(TP, Optional.empty());
+    TimestampPolicy<byte[], byte[]> ahead = factory.createTimestampPolicy(other, Optional.empty());
+    behind.getTimestampForRecord(CAUGHT_UP, record(1_000L));
+    ahead.getTimestampForRecord(backlog(50), record(600_000L));
+    assertThat(behind.getWatermark(CAUGHT_UP))
+        .as("caught up, not idle: its own newest arrival")
+        .isEqualTo(new Instant(1_000L));
+    NOW.addAndGet(ArrivalWatermark.IDLE_PARTITION_MILLIS - 1);
+    assertThat(behind.getWatermark(CAUGHT_UP)).isEqualTo(new Instant(1_000L));
+    NOW.addAndGet(1);
+    assertThat(behind.getWatermark(CAUGHT_UP))
+        .as("idle: the topic's newest arrival")
+        .isEqualTo(new Instant(600_000L));
+  }
+
   private static KafkaRecord<byte[], byte[]> record(long timestamp) {
     return new KafkaRecord<>(
         TP.topic(),
