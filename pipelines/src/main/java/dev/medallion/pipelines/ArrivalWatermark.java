@@ -21,15 +21,15 @@ import org.joda.time.Instant;
  * lateness Gold allows.
  *
  * <p>A partition that has had nothing to read (its backlog is 0) for {@link #IDLE_PARTITION_MILLIS}
- * of wall-clock time does not hold the stage back: its watermark follows the newest arrival any
- * partition of the topic has read in this JVM. When every partition has been caught up for {@code
- * idleStop} of wall-clock time, or when the stage is asked to stop ({@link #drain}), the watermark
- * goes to the end of time (on Spark, a day short of the global window's end: {@link
- * dev.medallion.core.StreamEnd}): the runner fires the last windows, writes and commits them, and
- * the job ends. Since when a partition has been caught up is kept per partition in the JVM, not in
- * the policy: the SparkRunner makes a new reader, and with it new policies, whenever its cache of
- * readers lets one go (a micro-batch that ran longer than the cache keeps them), which put the idle
- * clock back to zero every time.
+ * of wall-clock time ({@link #NEVER_READ_PARTITION_MILLIS} before its first record) does not hold
+ * the stage back: its watermark follows the newest arrival any partition of the topic has read in
+ * this JVM. When every partition has been caught up for {@code idleStop} of wall-clock time, or
+ * when the stage is asked to stop ({@link #drain}), the watermark goes to the end of time (on
+ * Spark, a day short of the global window's end: {@link dev.medallion.core.StreamEnd}): the runner
+ * fires the last windows, writes and commits them, and the job ends. Since when a partition has
+ * been caught up is kept per partition in the JVM, not in the policy: the SparkRunner makes a new
+ * reader, and with it new policies, whenever its cache of readers lets one go (a micro-batch that
+ * ran longer than the cache keeps them), which put the idle clock back to zero every time.
  */
 final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
   private static final ConcurrentMap<String, Long> NEWEST = new ConcurrentHashMap<>();
@@ -49,6 +49,18 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
    * 2026-12-05).
    */
   static final long IDLE_PARTITION_MILLIS = 10_000;
+
+  /**
+   * The same for a partition that has had no record yet in this run: at the start of a backlog the
+   * stage before forwards to some partitions tens of seconds before the others (with 10 s, Gold
+   * over the backlog of 1M still dropped the first 17 minutes of the 261 devices of two of its
+   * partitions, whose first records came later). A partition that stays empty holds the windows
+   * back this long once, at the start.
+   */
+  static final long NEVER_READ_PARTITION_MILLIS = 60_000;
+
+  /** The partitions that have had a record in this JVM (a new policy of one knows it). */
+  private static final java.util.Set<String> READ = ConcurrentHashMap.newKeySet();
 
   private static volatile boolean draining;
 
@@ -115,6 +127,7 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
     NEWEST.clear();
     CAUGHT_UP_SINCE.clear();
     PARTITIONS.clear();
+    READ.clear();
   }
 
   /**
@@ -140,6 +153,7 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
     newest = Math.max(newest, arrival);
     NEWEST.merge(topic, arrival, Math::max);
     CAUGHT_UP_SINCE.remove(partition);
+    READ.add(partition);
     return new Instant(arrival);
   }
 
@@ -156,7 +170,8 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
         ended = true; // a watermark never goes back: what arrives later is for the next run
         return end;
       }
-      if (now - since >= IDLE_PARTITION_MILLIS) {
+      long idle = READ.contains(partition) ? IDLE_PARTITION_MILLIS : NEVER_READ_PARTITION_MILLIS;
+      if (now - since >= idle) {
         basis = Math.max(basis, NEWEST.getOrDefault(topic, Long.MIN_VALUE));
       }
     }
