@@ -6,12 +6,16 @@ import org.apache.beam.sdk.io.kafka.KafkaIO;
 import org.apache.beam.sdk.io.kafka.ProducerRecordCoder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PDone;
 import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TupleTag;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -52,45 +56,81 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
     return new ForwardToKafka<>(servers, topic, key, arrival);
   }
 
+  /**
+   * Records of two kinds to one topic ({@code first} and {@code second}, each forwarded by its own
+   * transform's {@code key} and {@code arrival}), sent by one writer: a device's records of both
+   * kinds go out as their step made them, so the arrivals in a partition stay near their order.
+   * With a writer per kind, Silver's heartbeats reached {@code iot-silver} seconds behind its
+   * readings under a backlog, which on the arrival clock of a backlog read at full speed was more
+   * than Gold's disorder, lateness and slack together: the runner dropped them (the heartbeats of a
+   * partition's first 14 minutes, in the benchmark's backlog of 1M).
+   */
+  public static <A, B> PTransform<PCollectionTuple, PDone> both(
+      TupleTag<A> firstKind,
+      ForwardToKafka<A> first,
+      TupleTag<B> secondKind,
+      ForwardToKafka<B> second) {
+    return new PTransform<PCollectionTuple, PDone>() {
+      @Override
+      public PDone expand(PCollectionTuple kinds) {
+        PCollection<ProducerRecord<String, String>> records =
+            PCollectionList.of(first.toRecords(kinds.get(firstKind), "FirstToJson"))
+                .and(second.toRecords(kinds.get(secondKind), "SecondToJson"))
+                .apply("Together", Flatten.pCollections());
+        return first.send(records);
+      }
+    };
+  }
+
   @Override
   public PDone expand(PCollection<T> records) {
+    return send(toRecords(records, "ToJson"));
+  }
+
+  /** Each record as the Kafka record this forwards. */
+  private PCollection<ProducerRecord<String, String>> toRecords(
+      PCollection<T> records, String name) {
     return records
         .apply(
-            "ToJson",
+            name,
             ParDo.of(
                 new ToRecordFn<>(
                     topic, records.getSchema(), records.getToRowFunction(), key, arrival)))
-        .setCoder(ProducerRecordCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of()))
-        .apply(
-            "WriteKafka " + topic,
-            KafkaIO.<String, String>writeRecords()
-                .withBootstrapServers(servers)
-                .withTopic(topic)
-                .withKeySerializer(StringSerializer.class)
-                .withValueSerializer(StringSerializer.class)
-                // A broker that goes away, or a topic deleted under the stage, is waited for,
-                // not a failed bundle (which would end the stage): the records go out when it is
-                // back. Retries are Kafka's default again (KafkaIO sets 3, after which a record
-                // sent while its topic was gone failed the stage). The records go out in
-                // batches of up to 512 KiB (under the 1 MB a broker takes by default) that wait up
-                // to 20 ms to fill, LZ4-compressed: the broker then handles a few large requests,
-                // not one per 16 KiB, and writes about a third of the bytes. Over a backlog of 1M
-                // events the broker spent 11 s of CPU against 24 s, and the three stages moved
-                // 18,975 events/s end to end against 15,337 and 15,480 (uncompressed: 17,391).
-                .withProducerConfigUpdates(
-                    Map.of(
-                        ProducerConfig.MAX_BLOCK_MS_CONFIG,
-                        Integer.MAX_VALUE,
-                        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
-                        Integer.MAX_VALUE,
-                        ProducerConfig.RETRIES_CONFIG,
-                        Integer.MAX_VALUE,
-                        ProducerConfig.LINGER_MS_CONFIG,
-                        20,
-                        ProducerConfig.BATCH_SIZE_CONFIG,
-                        512 << 10,
-                        ProducerConfig.COMPRESSION_TYPE_CONFIG,
-                        "lz4")));
+        .setCoder(ProducerRecordCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of()));
+  }
+
+  /** Sends {@code records} to the topic. */
+  private PDone send(PCollection<ProducerRecord<String, String>> records) {
+    return records.apply(
+        "WriteKafka " + topic,
+        KafkaIO.<String, String>writeRecords()
+            .withBootstrapServers(servers)
+            .withTopic(topic)
+            .withKeySerializer(StringSerializer.class)
+            .withValueSerializer(StringSerializer.class)
+            // A broker that goes away, or a topic deleted under the stage, is waited for,
+            // not a failed bundle (which would end the stage): the records go out when it is
+            // back. Retries are Kafka's default again (KafkaIO sets 3, after which a record
+            // sent while its topic was gone failed the stage). The records go out in
+            // batches of up to 512 KiB (under the 1 MB a broker takes by default) that wait up
+            // to 20 ms to fill, LZ4-compressed: the broker then handles a few large requests,
+            // not one per 16 KiB, and writes about a third of the bytes. Over a backlog of 1M
+            // events the broker spent 11 s of CPU against 24 s, and the three stages moved
+            // 18,975 events/s end to end against 15,337 and 15,480 (uncompressed: 17,391).
+            .withProducerConfigUpdates(
+                Map.of(
+                    ProducerConfig.MAX_BLOCK_MS_CONFIG,
+                    Integer.MAX_VALUE,
+                    ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+                    Integer.MAX_VALUE,
+                    ProducerConfig.RETRIES_CONFIG,
+                    Integer.MAX_VALUE,
+                    ProducerConfig.LINGER_MS_CONFIG,
+                    20,
+                    ProducerConfig.BATCH_SIZE_CONFIG,
+                    512 << 10,
+                    ProducerConfig.COMPRESSION_TYPE_CONFIG,
+                    "lz4")));
   }
 
   /** One record: its row as JSON, its key and its arrival. */

@@ -635,20 +635,16 @@ public final class IotJob {
                   "Forward",
                   ForwardToKafka.to(
                       servers, topic, BronzeEvent::getDeviceId, BronzeEvent::getReceivedAt));
-      case SILVER -> {
-        layers
-            .get(IotMedallion.READINGS)
-            .apply(
-                "ForwardReadings",
-                ForwardToKafka.to(
-                    servers, topic, SensorReading::getDeviceId, SensorReading::getReceivedAt));
-        layers
-            .get(IotMedallion.HEARTBEATS)
-            .apply(
-                "ForwardHeartbeats",
-                ForwardToKafka.to(
-                    servers, topic, Heartbeat::getDeviceId, Heartbeat::getReceivedAt));
-      }
+      case SILVER ->
+          layers.apply(
+              "Forward",
+              ForwardToKafka.both(
+                  IotMedallion.READINGS,
+                  ForwardToKafka.to(
+                      servers, topic, SensorReading::getDeviceId, SensorReading::getReceivedAt),
+                  IotMedallion.HEARTBEATS,
+                  ForwardToKafka.to(
+                      servers, topic, Heartbeat::getDeviceId, Heartbeat::getReceivedAt)));
       default -> throw new IllegalArgumentException(OUTPUT_TOPIC_STAGES);
     }
   }
