@@ -1,21 +1,20 @@
 package dev.medallion.pipelines;
 
+import dev.medallion.iot.BronzeEvent;
+import dev.medallion.iot.SensorReading;
+import dev.medallion.iot.ValidateAndEnrich;
 import java.util.Map;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.io.kafka.KafkaIO;
 import org.apache.beam.sdk.io.kafka.ProducerRecordCoder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.DoFn;
-import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.PCollectionList;
-import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PDone;
 import org.apache.beam.sdk.values.Row;
-import org.apache.beam.sdk.values.TupleTag;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -57,34 +56,33 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
   }
 
   /**
-   * Records of two kinds to one topic ({@code first} and {@code second}, each forwarded by its own
-   * transform's {@code key} and {@code arrival}), sent by one writer: a device's records of both
-   * kinds go out as their step made them, so the arrivals in a partition stay near their order.
-   * With a writer per kind, Silver's heartbeats reached {@code iot-silver} seconds behind its
-   * readings under a backlog, which on the arrival clock of a backlog read at full speed was more
-   * than Gold's disorder, lateness and slack together: the runner dropped them (the heartbeats of a
-   * partition's first 14 minutes, in the benchmark's backlog of 1M).
+   * Silver's readings and heartbeats of {@code bronze}, Silver's input, to {@code topic}: made by
+   * Silver's own {@code rule} (the rows its tables keep) and sent in one step, in the order of
+   * their Bronze records, so the arrivals in a partition stay in order. Sent from Silver's two
+   * outputs, each kind by its own steps, under a backlog the heartbeats reached {@code iot-silver}
+   * seconds behind the readings of the same devices, which on the arrival clock of a backlog read
+   * at full speed was more than Gold's disorder, lateness and slack together: the runner dropped
+   * them (the heartbeats of a partition's first 14 minutes in the benchmark's backlog of 1M; also
+   * with the two kinds flattened into one writer, in one run of two).
    */
-  public static <A, B> PTransform<PCollectionTuple, PDone> both(
-      TupleTag<A> firstKind,
-      ForwardToKafka<A> first,
-      TupleTag<B> secondKind,
-      ForwardToKafka<B> second) {
-    return new PTransform<PCollectionTuple, PDone>() {
+  public static PTransform<PCollection<BronzeEvent>, PDone> silverRows(
+      String servers, String topic, ValidateAndEnrich.Rule rule) {
+    return new PTransform<PCollection<BronzeEvent>, PDone>() {
       @Override
-      public PDone expand(PCollectionTuple kinds) {
-        PCollection<ProducerRecord<String, String>> records =
-            PCollectionList.of(first.toRecords(kinds.get(firstKind), "FirstToJson"))
-                .and(second.toRecords(kinds.get(secondKind), "SecondToJson"))
-                .apply("Together", Flatten.pCollections());
-        return first.send(records);
+      public PDone expand(PCollection<BronzeEvent> bronze) {
+        return send(
+            bronze
+                .apply("SilverRowsToJson", ParDo.of(new SilverRowFn(topic, rule)))
+                .setCoder(ProducerRecordCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())),
+            servers,
+            topic);
       }
     };
   }
 
   @Override
   public PDone expand(PCollection<T> records) {
-    return send(toRecords(records, "ToJson"));
+    return send(toRecords(records, "ToJson"), servers, topic);
   }
 
   /** Each record as the Kafka record this forwards. */
@@ -99,8 +97,9 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
         .setCoder(ProducerRecordCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of()));
   }
 
-  /** Sends {@code records} to the topic. */
-  private PDone send(PCollection<ProducerRecord<String, String>> records) {
+  /** Sends {@code records} to {@code topic} on {@code servers}. */
+  private static PDone send(
+      PCollection<ProducerRecord<String, String>> records, String servers, String topic) {
     return records.apply(
         "WriteKafka " + topic,
         KafkaIO.<String, String>writeRecords()
@@ -168,6 +167,45 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
               at == null ? null : at.getMillis(),
               key.apply(record),
               json.write(toRow.apply(record))));
+    }
+  }
+
+  /** Silver's kept row of each Bronze record, as JSON, keyed by its device, at its arrival. */
+  static class SilverRowFn extends DoFn<BronzeEvent, ProducerRecord<String, String>> {
+    private static final org.apache.beam.sdk.metrics.Counter SENT =
+        org.apache.beam.sdk.metrics.Metrics.counter(
+            dev.medallion.core.Rejections.NAMESPACE, Progress.KAFKA_OUT);
+    private final String topic;
+    private final ValidateAndEnrich.Rule rule;
+    private transient @Nullable RowJsonCodec readings;
+    private transient @Nullable RowJsonCodec heartbeats;
+
+    SilverRowFn(String topic, ValidateAndEnrich.Rule rule) {
+      this.topic = topic;
+      this.rule = rule;
+    }
+
+    @ProcessElement
+    public void process(
+        @Element BronzeEvent e, OutputReceiver<ProducerRecord<String, String>> out) {
+      Object kept;
+      try {
+        kept = rule.keep(e);
+      } catch (RuntimeException rejected) {
+        return; // Silver's own step quarantines it, with its reason
+      }
+      Row row = rule.row(kept);
+      RowJsonCodec json;
+      if (kept instanceof SensorReading) {
+        json = readings == null ? (readings = RowJsonCodec.of(row.getSchema())) : readings;
+      } else {
+        json = heartbeats == null ? (heartbeats = RowJsonCodec.of(row.getSchema())) : heartbeats;
+      }
+      SENT.inc();
+      Instant at = e.getReceivedAt();
+      out.output(
+          new ProducerRecord<>(
+              topic, null, at == null ? null : at.getMillis(), e.getDeviceId(), json.write(row)));
     }
   }
 }

@@ -561,14 +561,21 @@ public final class IotJob {
                 ValidateAndEnrich.withRegistry(registry(o))
                     .withMaxAheadOfArrival(maxAhead)
                     .withCatalog(sensorCatalog(o));
-            if (o.getInputTopic().isEmpty()) {
-              yield read(
-                      p, tables, Lakehouse.BRONZE_IOT, BronzeEvent.class, BronzeEvent::getEventTs)
-                  .apply("Silver", silver);
+            PCollectionTuple forwarded =
+                o.getInputTopic().isEmpty() ? null : p.apply("Kafka", ReadForwardedRows.bronze(o));
+            PCollection<BronzeEvent> bronze =
+                forwarded == null
+                    ? read(
+                        p, tables, Lakehouse.BRONZE_IOT, BronzeEvent.class, BronzeEvent::getEventTs)
+                    : forwarded.get(IotMedallion.BRONZE);
+            if (!o.getOutputTopic().isEmpty()) {
+              bronze.apply(
+                  "Forward",
+                  ForwardToKafka.silverRows(
+                      o.getBootstrapServers(), o.getOutputTopic(), silver.rule()));
             }
-            PCollectionTuple forwarded = p.apply("Kafka", ReadForwardedRows.bronze(o));
-            yield withDeadLetters(
-                forwarded.get(IotMedallion.BRONZE).apply("Silver", silver), forwarded);
+            PCollectionTuple kept = bronze.apply("Silver", silver);
+            yield forwarded == null ? kept : withDeadLetters(kept, forwarded);
           }
           case GOLD -> {
             WindowedDeviceStats gold =
@@ -609,7 +616,7 @@ public final class IotJob {
           }
         };
     declareGoldColumns(layers, tables);
-    if (!o.getOutputTopic().isEmpty()) {
+    if (!o.getOutputTopic().isEmpty() && stage != Stage.SILVER) { // Silver forwarded above
       forward(layers, stage, o);
     }
     WriteIotTables sink = WriteIotTables.to(new Lakehouse(tables.config().root()), o);
@@ -621,32 +628,23 @@ public final class IotJob {
           + " stages";
 
   /**
-   * {@code --outputTopic}: the bronze stage forwards its Bronze rows, the silver stage its readings
-   * and heartbeats, for the next stage to read.
+   * {@code --outputTopic}: the bronze stage forwards its Bronze rows for the next stage to read
+   * (the silver stage forwards its readings and heartbeats from its input, {@link
+   * ForwardToKafka#silverRows}).
    */
   private static void forward(PCollectionTuple layers, Stage stage, IotOptions o) {
-    String servers = o.getBootstrapServers();
-    String topic = o.getOutputTopic();
-    switch (stage) {
-      case BRONZE ->
-          layers
-              .get(IotMedallion.BRONZE)
-              .apply(
-                  "Forward",
-                  ForwardToKafka.to(
-                      servers, topic, BronzeEvent::getDeviceId, BronzeEvent::getReceivedAt));
-      case SILVER ->
-          layers.apply(
-              "Forward",
-              ForwardToKafka.both(
-                  IotMedallion.READINGS,
-                  ForwardToKafka.to(
-                      servers, topic, SensorReading::getDeviceId, SensorReading::getReceivedAt),
-                  IotMedallion.HEARTBEATS,
-                  ForwardToKafka.to(
-                      servers, topic, Heartbeat::getDeviceId, Heartbeat::getReceivedAt)));
-      default -> throw new IllegalArgumentException(OUTPUT_TOPIC_STAGES);
+    if (stage != Stage.BRONZE) {
+      throw new IllegalArgumentException(OUTPUT_TOPIC_STAGES);
     }
+    layers
+        .get(IotMedallion.BRONZE)
+        .apply(
+            "Forward",
+            ForwardToKafka.to(
+                o.getBootstrapServers(),
+                o.getOutputTopic(),
+                BronzeEvent::getDeviceId,
+                BronzeEvent::getReceivedAt));
   }
 
   /** A layer's output with the dead letters of its Kafka read added to its own. */

@@ -91,6 +91,61 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
     return new ValidateAndEnrich(devices, registry, maxAheadOfArrival, catalog);
   }
 
+  /**
+   * Silver's decision for one record, as this transform makes it, for a caller that needs the kept
+   * rows in the order of their Bronze records in one step (the silver stage forwarding them to
+   * Kafka); only with a registry loaded before the job ({@link #withRegistry}).
+   */
+  public Rule rule() {
+    if (registry == null) {
+      throw new IllegalStateException("Silver's rule needs a registry loaded before the job");
+    }
+    return new Rule(registry, maxAheadOfArrival, catalog);
+  }
+
+  /** Silver's decision for one record, with its registry and catalog, to travel with a function. */
+  public static final class Rule implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final FixedRegistry registry;
+    private final Duration maxAheadOfArrival;
+    private final SensorCatalog catalog;
+
+    private Rule(FixedRegistry registry, Duration maxAheadOfArrival, SensorCatalog catalog) {
+      this.registry = registry;
+      this.maxAheadOfArrival = maxAheadOfArrival;
+      this.catalog = catalog;
+    }
+
+    /**
+     * The {@link SensorReading} or {@link Heartbeat} Silver keeps of {@code e}.
+     *
+     * @throws RuntimeException when Silver rejects it (an {@link InvalidRecordException} with the
+     *     reason, or what went wrong)
+     */
+    public Object keep(BronzeEvent e) {
+      return decide(e, registry.devices(), maxAheadOfArrival, catalog);
+    }
+
+    /** A kept record ({@link #keep}) as its Silver table's row. */
+    public org.apache.beam.sdk.values.Row row(Object kept) {
+      return kept instanceof SensorReading reading
+          ? IotRecordCoders.READING.getToRowFunction().apply(reading)
+          : IotRecordCoders.HEARTBEAT.getToRowFunction().apply((Heartbeat) kept);
+    }
+  }
+
+  /** The reading or heartbeat Silver keeps of {@code e}; throws when it rejects it. */
+  static Object decide(
+      BronzeEvent e,
+      Map<String, Device> registry,
+      Duration maxAheadOfArrival,
+      SensorCatalog catalog) {
+    requireNotAheadOfArrival(e, maxAheadOfArrival);
+    return "reading".equals(e.getEventKind())
+        ? toReading(e, registry, catalog)
+        : toHeartbeat(e, registry);
+  }
+
   @Override
   public PCollectionTuple expand(PCollection<BronzeEvent> bronze) {
     ParDo.SingleOutput<BronzeEvent, SensorReading> validate =
@@ -174,15 +229,9 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
         registryWindow = window;
       }
       Map<String, Device> registry = Objects.requireNonNull(this.registry);
-      SensorReading reading = null;
-      Heartbeat heartbeat = null;
+      Object kept;
       try {
-        requireNotAheadOfArrival(e, maxAheadOfArrival);
-        if ("reading".equals(e.getEventKind())) {
-          reading = toReading(e, registry, catalog);
-        } else {
-          heartbeat = toHeartbeat(e, registry);
-        }
+        kept = decide(e, registry, maxAheadOfArrival, catalog);
       } catch (RuntimeException thrown) {
         InvalidRecordException ex = Failsafe.rejection(thrown);
         DeadLetter letter =
@@ -200,10 +249,10 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
         return;
       }
       accepted.add();
-      if (reading != null) {
+      if (kept instanceof SensorReading reading) {
         out.get(READINGS).output(reading);
       } else {
-        out.get(HEARTBEATS).output(heartbeat);
+        out.get(HEARTBEATS).output((Heartbeat) kept);
       }
     }
 
