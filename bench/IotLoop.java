@@ -132,8 +132,8 @@ public final class IotLoop {
     Map<Long, String> days = new HashMap<>();
     Map<Long, String> hours = new HashMap<>();
     long lines = 0, bronze = 0, bronzeDead = 0, silver = 0, quarantined = 0;
-    Map<Long, Minute> perDevice = new HashMap<>(); // device number × minute
-    Map<Long, Sensor> perSensor = new HashMap<>(); // (device number × minute) × type
+    Map<DeviceMinute, Minute> perDevice = new HashMap<>();
+    Map<SensorKey, Sensor> perSensor = new HashMap<>();
     Set<ReadingId> readingIds = new HashSet<>();
     Set<HeartbeatId> heartbeatIds = new HashSet<>();
     Map<String, Long> counts = new LinkedHashMap<>();
@@ -179,7 +179,7 @@ public final class IotLoop {
         }
         silver++;
         long minute = ts - Math.floorMod(ts, MINUTE);
-        long key = ((long) d.number << 40) | (minute / MINUTE);
+        DeviceMinute key = new DeviceMinute(d.number, minute);
         Minute m = perDevice.computeIfAbsent(key, k -> new Minute(d, minute));
         if (e.kind.equals("reading")) {
           int type = e.type;
@@ -190,7 +190,7 @@ public final class IotLoop {
                 sourceName, null, ingestMicros, e.extra});
           if (readingIds.add(new ReadingId(d.number, type, ts, e.seq))) {
             m.reading(type, value);
-            perSensor.computeIfAbsent(key * 4 + type, k -> new Sensor()).add(value);
+            perSensor.computeIfAbsent(new SensorKey(key, type), k -> new Sensor()).add(value);
           }
         } else {
           t.write("silver/device_heartbeats", HEARTBEATS, "date=" + date,
@@ -217,9 +217,9 @@ public final class IotLoop {
         t.write("gold/site_minute", SITE_MINUTE, "date=" + date,
             s.row(new Object[] {s.device.site}, null, date, writtenAt));
       }
-      for (Map.Entry<Long, Sensor> e : perSensor.entrySet()) {
-        int type = (int) (e.getKey() & 3);
-        Minute m = perDevice.get(e.getKey() >> 2);
+      for (Map.Entry<SensorKey, Sensor> e : perSensor.entrySet()) {
+        int type = e.getKey().type();
+        Minute m = perDevice.get(e.getKey().minute());
         Sensor s = e.getValue();
         String date = days.get(Math.floorDiv(m.start, DAY));
         t.write("gold/sensor_minute", SENSOR_MINUTE, "date=" + date,
@@ -295,6 +295,7 @@ public final class IotLoop {
     List<String> rows = Files.readAllLines(csv, StandardCharsets.UTF_8);
     List<String> header = List.of(rows.get(0).split(",", -1));
     Map<String, Device> devices = new HashMap<>();
+    int number = 0;
     for (String row : rows.subList(1, rows.size())) {
       if (row.isBlank()) {
         continue;
@@ -303,7 +304,7 @@ public final class IotLoop {
       String id = c[header.indexOf("device_id")];
       devices.put(
           id,
-          new Device(devices.size(), id, c[header.indexOf("site")], c[header.indexOf("zone")],
+          new Device(number++, id, c[header.indexOf("site")], c[header.indexOf("zone")],
               number(c[header.indexOf("latitude")]), number(c[header.indexOf("longitude")]),
               c[header.indexOf("model")].isEmpty() ? null : c[header.indexOf("model")]));
     }
@@ -322,6 +323,12 @@ public final class IotLoop {
   }
 
   private record HeartbeatId(int device, long ts) {}
+
+  /** A device's minute (its start, epoch milliseconds). */
+  private record DeviceMinute(int device, long start) {}
+
+  /** A device's minute of one sensor type. */
+  private record SensorKey(DeviceMinute minute, int type) {}
 
   /** One device's (or, added up, one site's) minute: Gold's totals. */
   private static final class Minute {

@@ -82,19 +82,27 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
 
   @Override
   public PDone expand(PCollection<T> records) {
-    return send(toRecords(records, "ToJson"), servers, topic);
+    return send(
+        records
+            .apply(
+                "ToJson",
+                ParDo.of(
+                    new ToRecordFn<>(
+                        topic, records.getSchema(), records.getToRowFunction(), key, arrival)))
+            .setCoder(ProducerRecordCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())),
+        servers,
+        topic);
   }
 
-  /** Each record as the Kafka record this forwards. */
-  private PCollection<ProducerRecord<String, String>> toRecords(
-      PCollection<T> records, String name) {
-    return records
-        .apply(
-            name,
-            ParDo.of(
-                new ToRecordFn<>(
-                    topic, records.getSchema(), records.getToRowFunction(), key, arrival)))
-        .setCoder(ProducerRecordCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of()));
+  private static final org.apache.beam.sdk.metrics.Counter SENT =
+      org.apache.beam.sdk.metrics.Metrics.counter(
+          dev.medallion.core.Rejections.NAMESPACE, Progress.KAFKA_OUT);
+
+  /** The Kafka record of one forwarded row, counted as sent. */
+  static ProducerRecord<String, String> record(
+      String topic, @Nullable Instant at, String key, String json) {
+    SENT.inc();
+    return new ProducerRecord<>(topic, null, at == null ? null : at.getMillis(), key, json);
   }
 
   /** Sends {@code records} to {@code topic} on {@code servers}. */
@@ -134,9 +142,6 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
 
   /** One record: its row as JSON, its key and its arrival. */
   static class ToRecordFn<T> extends DoFn<T, ProducerRecord<String, String>> {
-    private static final org.apache.beam.sdk.metrics.Counter SENT =
-        org.apache.beam.sdk.metrics.Metrics.counter(
-            dev.medallion.core.Rejections.NAMESPACE, Progress.KAFKA_OUT);
     private final String topic;
     private final RowJsonCodec json;
     private final SerializableFunction<T, Row> toRow;
@@ -158,23 +163,13 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
 
     @ProcessElement
     public void process(@Element T record, OutputReceiver<ProducerRecord<String, String>> out) {
-      SENT.inc();
-      Instant at = arrival.apply(record);
       out.output(
-          new ProducerRecord<>(
-              topic,
-              null,
-              at == null ? null : at.getMillis(),
-              key.apply(record),
-              json.write(toRow.apply(record))));
+          record(topic, arrival.apply(record), key.apply(record), json.write(toRow.apply(record))));
     }
   }
 
   /** Silver's kept row of each Bronze record, as JSON, keyed by its device, at its arrival. */
   static class SilverRowFn extends DoFn<BronzeEvent, ProducerRecord<String, String>> {
-    private static final org.apache.beam.sdk.metrics.Counter SENT =
-        org.apache.beam.sdk.metrics.Metrics.counter(
-            dev.medallion.core.Rejections.NAMESPACE, Progress.KAFKA_OUT);
     private final String topic;
     private final ValidateAndEnrich.Rule rule;
     private transient @Nullable RowJsonCodec readings;
@@ -183,6 +178,11 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
     SilverRowFn(String topic, ValidateAndEnrich.Rule rule) {
       this.topic = topic;
       this.rule = rule;
+    }
+
+    @StartBundle
+    public void startBundle() {
+      rule.load(); // outside the try below: a registry that cannot be read fails the bundle
     }
 
     @ProcessElement
@@ -201,11 +201,7 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
       } else {
         json = heartbeats == null ? (heartbeats = RowJsonCodec.of(row.getSchema())) : heartbeats;
       }
-      SENT.inc();
-      Instant at = e.getReceivedAt();
-      out.output(
-          new ProducerRecord<>(
-              topic, null, at == null ? null : at.getMillis(), e.getDeviceId(), json.write(row)));
+      out.output(record(topic, e.getReceivedAt(), e.getDeviceId(), json.write(row)));
     }
   }
 }

@@ -153,6 +153,40 @@ class ArrivalWatermarkTest {
     assertThat(empty.getWatermark(CAUGHT_UP)).isEqualTo(new Instant(600_000L));
   }
 
+  /**
+   * A partition that had a record keeps the shorter wait in a new policy of it (the SparkRunner
+   * makes new readers, and with them new policies), and {@link ArrivalWatermark#reset} forgets it.
+   */
+  @Test
+  void aNewPolicyOfAPartitionThatHadRecordsWaitsTheShorterTime() {
+    ArrivalWatermark.reset();
+    TopicPartition other = new TopicPartition(TP.topic(), 1);
+    TimestampPolicyFactory<byte[], byte[]> factory =
+        ArrivalWatermark.factory(Duration.ZERO, IDLE, BoundedWindow.TIMESTAMP_MAX_VALUE, NOW::get);
+    factory
+        .createTimestampPolicy(TP, Optional.empty())
+        .getTimestampForRecord(CAUGHT_UP, record(1_000L));
+    factory
+        .createTimestampPolicy(other, Optional.empty())
+        .getTimestampForRecord(backlog(9), record(600_000L));
+    TimestampPolicy<byte[], byte[]> again = factory.createTimestampPolicy(TP, Optional.empty());
+    again.getWatermark(CAUGHT_UP);
+    NOW.addAndGet(ArrivalWatermark.IDLE_PARTITION_MILLIS);
+    assertThat(again.getWatermark(CAUGHT_UP)).isEqualTo(new Instant(600_000L));
+
+    ArrivalWatermark.reset();
+    TimestampPolicy<byte[], byte[]> afterReset =
+        factory.createTimestampPolicy(TP, Optional.empty());
+    factory
+        .createTimestampPolicy(other, Optional.empty())
+        .getTimestampForRecord(backlog(9), record(600_000L));
+    afterReset.getWatermark(CAUGHT_UP);
+    NOW.addAndGet(ArrivalWatermark.IDLE_PARTITION_MILLIS);
+    assertThat(afterReset.getWatermark(CAUGHT_UP))
+        .as("after reset the partition has had no record in this run")
+        .isEqualTo(BoundedWindow.TIMESTAMP_MIN_VALUE);
+  }
+
   private static KafkaRecord<byte[], byte[]> record(long timestamp) {
     return new KafkaRecord<>(
         TP.topic(),

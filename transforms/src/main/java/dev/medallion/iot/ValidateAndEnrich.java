@@ -117,6 +117,14 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
     }
 
     /**
+     * Decodes the registry now: a registry that cannot be decoded fails the caller's bundle, as it
+     * fails Silver's own step, instead of rejecting every record ({@link #keep} throws for both).
+     */
+    public void load() {
+      registry.devices();
+    }
+
+    /**
      * The {@link SensorReading} or {@link Heartbeat} Silver keeps of {@code e}.
      *
      * @throws RuntimeException when Silver rejects it (an {@link InvalidRecordException} with the
