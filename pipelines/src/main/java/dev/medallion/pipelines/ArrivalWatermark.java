@@ -41,21 +41,21 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
 
   /**
    * How long a partition must have had nothing to read before its watermark follows the newest
-   * arrival of the other partitions. Caught up is not idle: a stage under a backlog reads a
-   * partition to its end while the stage before is still forwarding to it, and its next records
-   * arrive older than the other partitions' newest. Following them at once put the watermark past
-   * those records' windows, and the runner dropped them: Gold over a backlog of 1M on the
-   * DirectRunner dropped 5,967 batches and held 32,922 of 61,500 device minutes (the benchmark,
-   * 2026-12-05).
+   * arrival of the other partitions, by default ({@code --idlePartitionSeconds}). Caught up is not
+   * idle: a stage under a backlog reads a partition to its end while the stage before is still
+   * forwarding to it, and its next records arrive older than the other partitions' newest.
+   * Following them at once put the watermark past those records' windows, and the runner dropped
+   * them: Gold over a backlog of 1M on the DirectRunner dropped 5,967 batches and held 32,922 of
+   * 61,500 device minutes (the benchmark, 2026-12-05).
    */
   static final long IDLE_PARTITION_MILLIS = 10_000;
 
   /**
-   * The same for a partition that has had no record yet in this run: at the start of a backlog the
-   * stage before forwards to some partitions tens of seconds before the others (with 10 s, Gold
-   * over the backlog of 1M still dropped the first 17 minutes of the 261 devices of two of its
-   * partitions, whose first records came later). A partition that stays empty holds the windows
-   * back this long once, at the start.
+   * The same for a partition that has had no record yet in this run, by default ({@code
+   * --emptyPartitionSeconds}): at the start of a backlog the stage before forwards to some
+   * partitions tens of seconds before the others (with 10 s, Gold over the backlog of 1M still
+   * dropped the first 17 minutes of the 261 devices of two of its partitions, whose first records
+   * came later). A partition that stays empty holds the windows back this long once, at the start.
    */
   static final long NEVER_READ_PARTITION_MILLIS = 60_000;
 
@@ -68,6 +68,8 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
   private final String partition;
   private final long disorderMillis;
   private final long idleStopMillis;
+  private final long idlePartitionMillis;
+  private final long emptyPartitionMillis;
   private final LongSupplier clock;
   private final Instant end;
   private long newest = Long.MIN_VALUE;
@@ -78,6 +80,8 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
       TopicPartition tp,
       Duration disorder,
       Duration idleStop,
+      Duration idlePartition,
+      Duration emptyPartition,
       Optional<Instant> previous,
       LongSupplier clock,
       Instant end) {
@@ -87,6 +91,8 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
     this.partition = tp.toString();
     this.disorderMillis = disorder.getMillis();
     this.idleStopMillis = idleStop.getMillis();
+    this.idlePartitionMillis = idlePartition.getMillis();
+    this.emptyPartitionMillis = emptyPartition.getMillis();
     this.watermark = previous.orElse(BoundedWindow.TIMESTAMP_MIN_VALUE);
     PARTITIONS.computeIfAbsent(topic, k -> ConcurrentHashMap.newKeySet()).add(partition);
   }
@@ -96,21 +102,48 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
    *
    * @param idleStop end the read once every partition has had nothing new for this long; zero:
    *     never (until {@link #drain})
+   * @param idlePartition how long a partition that had records must have had nothing to read before
+   *     it follows the others
+   * @param emptyPartition the same for a partition with no record yet in this run
    */
   static TimestampPolicyFactory<byte[], byte[]> factory(
-      Duration disorder, Duration idleStop, Instant end) {
-    return factory(disorder, idleStop, end, System::currentTimeMillis);
+      Duration disorder,
+      Duration idleStop,
+      Duration idlePartition,
+      Duration emptyPartition,
+      Instant end) {
+    return factory(
+        disorder, idleStop, idlePartition, emptyPartition, end, System::currentTimeMillis);
   }
 
   /**
-   * The same, on the given wall clock (milliseconds).
+   * The same, on the given wall clock (milliseconds), with the default waits of an idle and an
+   * empty partition.
    *
    * @param end the watermark once the read ends ({@link dev.medallion.core.StreamEnd})
    */
   static TimestampPolicyFactory<byte[], byte[]> factory(
       Duration disorder, Duration idleStop, Instant end, SerializableLongSupplier clock) {
+    return factory(
+        disorder,
+        idleStop,
+        Duration.millis(IDLE_PARTITION_MILLIS),
+        Duration.millis(NEVER_READ_PARTITION_MILLIS),
+        end,
+        clock);
+  }
+
+  /** The same, with the given waits of an idle and an empty partition. */
+  static TimestampPolicyFactory<byte[], byte[]> factory(
+      Duration disorder,
+      Duration idleStop,
+      Duration idlePartition,
+      Duration emptyPartition,
+      Instant end,
+      SerializableLongSupplier clock) {
     return (TopicPartition tp, Optional<Instant> previous) ->
-        new ArrivalWatermark(tp, disorder, idleStop, previous, clock, end);
+        new ArrivalWatermark(
+            tp, disorder, idleStop, idlePartition, emptyPartition, previous, clock, end);
   }
 
   /** A clock a factory can carry to the workers. */
@@ -170,7 +203,7 @@ final class ArrivalWatermark extends TimestampPolicy<byte[], byte[]> {
         ended = true; // a watermark never goes back: what arrives later is for the next run
         return end;
       }
-      long idle = READ.contains(partition) ? IDLE_PARTITION_MILLIS : NEVER_READ_PARTITION_MILLIS;
+      long idle = READ.contains(partition) ? idlePartitionMillis : emptyPartitionMillis;
       if (now - since >= idle) {
         basis = Math.max(basis, NEWEST.getOrDefault(topic, Long.MIN_VALUE));
       }

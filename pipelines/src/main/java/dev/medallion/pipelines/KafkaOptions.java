@@ -49,11 +49,31 @@ public interface KafkaOptions extends PipelineOptions {
   @Description(
       "Kafka input: how far apart (in seconds of arrival time) the records of different"
           + " partitions may be read. The watermark is the newest arrival read minus this; a"
-          + " partition with nothing to read does not hold it back.")
+          + " partition with nothing to read does not hold it back once it has been idle for"
+          + " --idlePartitionSeconds.")
   @Default.Long(30)
   long getDisorderSeconds();
 
   void setDisorderSeconds(long value);
+
+  @Description(
+      "Kafka input: a partition with nothing to read follows the newest arrival of the other"
+          + " partitions once it has had nothing to read for this many seconds of wall-clock time;"
+          + " until then it holds the watermark at its own newest arrival (under a backlog the"
+          + " stage before may still be forwarding to it).")
+  @Default.Long(10)
+  long getIdlePartitionSeconds();
+
+  void setIdlePartitionSeconds(long value);
+
+  @Description(
+      "Kafka input: the same for a partition that has had no record yet in this run (at the start"
+          + " of a backlog the stage before reaches some partitions later than others); a"
+          + " partition that stays empty holds every window this long, once per run.")
+  @Default.Long(60)
+  long getEmptyPartitionSeconds();
+
+  void setEmptyPartitionSeconds(long value);
 
   @Description(
       "Kafka input: end the stage (last windows fired, written and committed) once every"

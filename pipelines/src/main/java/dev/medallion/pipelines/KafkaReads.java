@@ -54,9 +54,13 @@ final class KafkaReads {
   }
 
   static KafkaIO.Read<byte[], byte[]> configured(KafkaOptions o, String stage) {
-    if (o.getDisorderSeconds() < 0 || o.getIdleStopSeconds() < 0) {
+    if (o.getDisorderSeconds() < 0
+        || o.getIdleStopSeconds() < 0
+        || o.getIdlePartitionSeconds() < 0
+        || o.getEmptyPartitionSeconds() < 0) {
       throw new IllegalArgumentException(
-          "--disorderSeconds and --idleStopSeconds must be 0 or more");
+          "--disorderSeconds, --idleStopSeconds, --idlePartitionSeconds and"
+              + " --emptyPartitionSeconds must be 0 or more");
     }
     return KafkaIO.<byte[], byte[]>read()
         .withBootstrapServers(o.getBootstrapServers())
@@ -85,6 +89,8 @@ final class KafkaReads {
             ArrivalWatermark.factory(
                 Duration.standardSeconds(o.getDisorderSeconds()),
                 Duration.standardSeconds(o.getIdleStopSeconds()),
+                Duration.standardSeconds(o.getIdlePartitionSeconds()),
+                Duration.standardSeconds(o.getEmptyPartitionSeconds()),
                 // A bounded read (--maxRecords) ends at the end of time, on every runner.
                 o.getMaxRecords() > 0
                     ? BoundedWindow.TIMESTAMP_MAX_VALUE

@@ -187,6 +187,29 @@ class ArrivalWatermarkTest {
         .isEqualTo(BoundedWindow.TIMESTAMP_MIN_VALUE);
   }
 
+  /**
+   * {@code --idlePartitionSeconds=0 --emptyPartitionSeconds=0}: a caught-up partition follows at
+   * once.
+   */
+  @Test
+  void theWaitsAreOptions() {
+    ArrivalWatermark.reset();
+    TopicPartition other = new TopicPartition(TP.topic(), 1);
+    TimestampPolicyFactory<byte[], byte[]> factory =
+        ArrivalWatermark.factory(
+            Duration.ZERO,
+            IDLE,
+            Duration.ZERO,
+            Duration.ZERO,
+            BoundedWindow.TIMESTAMP_MAX_VALUE,
+            NOW::get);
+    TimestampPolicy<byte[], byte[]> empty = factory.createTimestampPolicy(TP, Optional.empty());
+    factory
+        .createTimestampPolicy(other, Optional.empty())
+        .getTimestampForRecord(backlog(9), record(600_000L));
+    assertThat(empty.getWatermark(CAUGHT_UP)).isEqualTo(new Instant(600_000L));
+  }
+
   private static KafkaRecord<byte[], byte[]> record(long timestamp) {
     return new KafkaRecord<>(
         TP.topic(),
