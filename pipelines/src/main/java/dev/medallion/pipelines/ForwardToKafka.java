@@ -1,6 +1,6 @@
 package dev.medallion.pipelines;
 
-import dev.medallion.iot.BronzeEvent;
+import dev.medallion.iot.Heartbeat;
 import dev.medallion.iot.SensorReading;
 import dev.medallion.iot.ValidateAndEnrich;
 import java.util.Map;
@@ -12,6 +12,7 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.transforms.join.RawUnionValue;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PDone;
 import org.apache.beam.sdk.values.Row;
@@ -56,23 +57,22 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
   }
 
   /**
-   * Silver's readings and heartbeats of {@code bronze}, Silver's input, to {@code topic}: made by
-   * Silver's own {@code rule} (the rows its tables keep) and sent in one step, in the order of
-   * their Bronze records, so the arrivals in a partition stay in order. Sent from Silver's two
-   * outputs, each kind by its own steps, under a backlog the heartbeats reached {@code iot-silver}
-   * seconds behind the readings of the same devices, which on the arrival clock of a backlog read
-   * at full speed was more than Gold's disorder, lateness and slack together: the runner dropped
-   * them (the heartbeats of a partition's first 14 minutes in the benchmark's backlog of 1M; also
-   * with the two kinds flattened into one writer, in one run of two).
+   * Silver's kept readings and heartbeats ({@link ValidateAndEnrich#KEPT}, as Silver's step kept
+   * them, in the order of their Bronze records) to {@code topic}, in that order, so the arrivals in
+   * a partition stay in order. Sent from Silver's two outputs, each kind by its own steps, under a
+   * backlog the heartbeats reached {@code iot-silver} seconds behind the readings of the same
+   * devices, which on the arrival clock of a backlog read at full speed was more than Gold's
+   * disorder, lateness and slack together: the runner dropped them (the heartbeats of a partition's
+   * first 14 minutes in the benchmark's backlog of 1M; also with the two kinds flattened into one
+   * writer, in one run of two).
    */
-  public static PTransform<PCollection<BronzeEvent>, PDone> silverRows(
-      String servers, String topic, ValidateAndEnrich.Rule rule) {
-    return new PTransform<PCollection<BronzeEvent>, PDone>() {
+  public static PTransform<PCollection<RawUnionValue>, PDone> silverRows(
+      String servers, String topic) {
+    return new PTransform<PCollection<RawUnionValue>, PDone>() {
       @Override
-      public PDone expand(PCollection<BronzeEvent> bronze) {
+      public PDone expand(PCollection<RawUnionValue> kept) {
         return send(
-            bronze
-                .apply("SilverRowsToJson", ParDo.of(new SilverRowFn(topic, rule)))
+            kept.apply("SilverRowsToJson", ParDo.of(new SilverRowFn(topic)))
                 .setCoder(ProducerRecordCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())),
             servers,
             topic);
@@ -169,39 +169,34 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
   }
 
   /** Silver's kept row of each Bronze record, as JSON, keyed by its device, at its arrival. */
-  static class SilverRowFn extends DoFn<BronzeEvent, ProducerRecord<String, String>> {
+  /** A kept Silver record as JSON, keyed by its device, at its arrival. */
+  static class SilverRowFn extends DoFn<RawUnionValue, ProducerRecord<String, String>> {
     private final String topic;
-    private final ValidateAndEnrich.Rule rule;
     private transient @Nullable RowJsonCodec readings;
     private transient @Nullable RowJsonCodec heartbeats;
 
-    SilverRowFn(String topic, ValidateAndEnrich.Rule rule) {
+    SilverRowFn(String topic) {
       this.topic = topic;
-      this.rule = rule;
-    }
-
-    @StartBundle
-    public void startBundle() {
-      rule.load(); // outside the try below: a registry that cannot be read fails the bundle
     }
 
     @ProcessElement
     public void process(
-        @Element BronzeEvent e, OutputReceiver<ProducerRecord<String, String>> out) {
-      Object kept;
-      try {
-        kept = rule.keep(e);
-      } catch (RuntimeException rejected) {
-        return; // Silver's own step quarantines it, with its reason
-      }
-      Row row = rule.row(kept);
+        @Element RawUnionValue kept, OutputReceiver<ProducerRecord<String, String>> out) {
+      Row row = ValidateAndEnrich.keptRow(kept);
       RowJsonCodec json;
-      if (kept instanceof SensorReading) {
+      String device;
+      @Nullable Instant at;
+      if (kept.getValue() instanceof SensorReading r) {
         json = readings == null ? (readings = RowJsonCodec.of(row.getSchema())) : readings;
+        device = r.getDeviceId();
+        at = r.getReceivedAt();
       } else {
+        Heartbeat h = (Heartbeat) kept.getValue();
         json = heartbeats == null ? (heartbeats = RowJsonCodec.of(row.getSchema())) : heartbeats;
+        device = h.getDeviceId();
+        at = h.getReceivedAt();
       }
-      out.output(record(topic, e.getReceivedAt(), e.getDeviceId(), json.write(row)));
+      out.output(record(topic, at, device, json.write(row)));
     }
   }
 }

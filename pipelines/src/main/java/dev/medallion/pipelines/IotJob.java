@@ -561,21 +561,17 @@ public final class IotJob {
                 ValidateAndEnrich.withRegistry(registry(o))
                     .withMaxAheadOfArrival(maxAhead)
                     .withCatalog(sensorCatalog(o));
-            PCollectionTuple forwarded =
-                o.getInputTopic().isEmpty() ? null : p.apply("Kafka", ReadForwardedRows.bronze(o));
-            PCollection<BronzeEvent> bronze =
-                forwarded == null
-                    ? read(
-                        p, tables, Lakehouse.BRONZE_IOT, BronzeEvent.class, BronzeEvent::getEventTs)
-                    : forwarded.get(IotMedallion.BRONZE);
             if (!o.getOutputTopic().isEmpty()) {
-              bronze.apply(
-                  "Forward",
-                  ForwardToKafka.silverRows(
-                      o.getBootstrapServers(), o.getOutputTopic(), silver.rule()));
+              silver = silver.withKeptInOrder(); // forwarded in that order (forward, below)
             }
-            PCollectionTuple kept = bronze.apply("Silver", silver);
-            yield forwarded == null ? kept : withDeadLetters(kept, forwarded);
+            if (o.getInputTopic().isEmpty()) {
+              yield read(
+                      p, tables, Lakehouse.BRONZE_IOT, BronzeEvent.class, BronzeEvent::getEventTs)
+                  .apply("Silver", silver);
+            }
+            PCollectionTuple forwarded = p.apply("Kafka", ReadForwardedRows.bronze(o));
+            yield withDeadLetters(
+                forwarded.get(IotMedallion.BRONZE).apply("Silver", silver), forwarded);
           }
           case GOLD -> {
             WindowedDeviceStats gold =
@@ -616,7 +612,7 @@ public final class IotJob {
           }
         };
     declareGoldColumns(layers, tables);
-    if (!o.getOutputTopic().isEmpty() && stage != Stage.SILVER) { // Silver forwarded above
+    if (!o.getOutputTopic().isEmpty()) {
       forward(layers, stage, o);
     }
     WriteIotTables sink = WriteIotTables.to(new Lakehouse(tables.config().root()), o);
@@ -628,23 +624,26 @@ public final class IotJob {
           + " stages";
 
   /**
-   * {@code --outputTopic}: the bronze stage forwards its Bronze rows for the next stage to read
-   * (the silver stage forwards its readings and heartbeats from its input, {@link
-   * ForwardToKafka#silverRows}).
+   * {@code --outputTopic}: the bronze stage forwards its Bronze rows, the silver stage its readings
+   * and heartbeats in the order it kept them, for the next stage to read.
    */
   private static void forward(PCollectionTuple layers, Stage stage, IotOptions o) {
-    if (stage != Stage.BRONZE) {
-      throw new IllegalArgumentException(OUTPUT_TOPIC_STAGES);
+    String servers = o.getBootstrapServers();
+    String topic = o.getOutputTopic();
+    switch (stage) {
+      case BRONZE ->
+          layers
+              .get(IotMedallion.BRONZE)
+              .apply(
+                  "Forward",
+                  ForwardToKafka.to(
+                      servers, topic, BronzeEvent::getDeviceId, BronzeEvent::getReceivedAt));
+      case SILVER ->
+          layers
+              .get(ValidateAndEnrich.KEPT)
+              .apply("Forward", ForwardToKafka.silverRows(servers, topic));
+      default -> throw new IllegalArgumentException(OUTPUT_TOPIC_STAGES);
     }
-    layers
-        .get(IotMedallion.BRONZE)
-        .apply(
-            "Forward",
-            ForwardToKafka.to(
-                o.getBootstrapServers(),
-                o.getOutputTopic(),
-                BronzeEvent::getDeviceId,
-                BronzeEvent::getReceivedAt));
   }
 
   /** A layer's output with the dead letters of its Kafka read added to its own. */

@@ -33,10 +33,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The silver stage's forwarded records ({@link ForwardToKafka#silverRows}, made from Silver's input
- * by Silver's rule) are the records forwarding Silver's own outputs gives: the same rows as JSON,
- * keys and Kafka timestamps, and none of the records Silver rejects. Over the IoT test input, which
- * has readings in Fahrenheit, heartbeats, unknown devices, wrong types and out-of-range values.
+ * The silver stage's forwarded records ({@link ForwardToKafka#silverRows}, from Silver's kept
+ * records in order, {@link ValidateAndEnrich#KEPT}) are the records forwarding Silver's readings
+ * and heartbeats outputs gives: the same rows as JSON, keys and Kafka timestamps, and none of the
+ * records Silver rejects. Over the IoT test input, which has readings in Fahrenheit, heartbeats,
+ * unknown devices, wrong types and out-of-range values.
  */
 @ExtendWith(BeamPipelineExtension.class)
 class SilverRowsTest {
@@ -62,7 +63,7 @@ class SilverRowsTest {
     PCollection<BronzeEvent> bronze =
         p.apply(Create.of(raw)).apply(IngestToBronze.create()).get(IngestToBronze.EVENTS);
 
-    PCollectionTuple kept = bronze.apply("Silver", silver);
+    PCollectionTuple kept = bronze.apply("Silver", silver.withKeptInOrder());
     PCollection<SensorReading> readings = kept.get(ValidateAndEnrich.READINGS);
     PCollection<Heartbeat> heartbeats = kept.get(ValidateAndEnrich.HEARTBEATS);
     PCollection<String> fromOutputs =
@@ -91,28 +92,29 @@ class SilverRowsTest {
                                 Heartbeat::getReceivedAt))),
                     "HeartbeatsText"))
             .apply("FromOutputs", Flatten.pCollections());
-    PCollection<String> fromInput =
+    PCollection<String> inOrder =
         text(
-            bronze.apply("Forward", ParDo.of(new ForwardToKafka.SilverRowFn(TOPIC, silver.rule()))),
+            kept.get(ValidateAndEnrich.KEPT)
+                .apply("Forward", ParDo.of(new ForwardToKafka.SilverRowFn(TOPIC))),
             "ForwardText");
 
     PCollection<KV<String, Iterable<String>>> both =
         PCollectionList.of(keyed(fromOutputs, "outputs"))
-            .and(keyed(fromInput, "input"))
+            .and(keyed(inOrder, "kept"))
             .apply(Flatten.pCollections())
             .apply(GroupByKey.create());
     PAssert.that(both)
         .satisfies(
             groups -> {
               List<String> outputs = new ArrayList<>();
-              List<String> input = new ArrayList<>();
+              List<String> inKept = new ArrayList<>();
               for (KV<String, Iterable<String>> g : groups) {
-                (g.getKey().equals("outputs") ? outputs : input).addAll(sorted(g.getValue()));
+                (g.getKey().equals("outputs") ? outputs : inKept).addAll(sorted(g.getValue()));
               }
               assertThat(outputs).hasSizeGreaterThan(300);
               assertThat(outputs).anyMatch(r -> r.contains("\"original_unit\":\"F\""));
               assertThat(outputs).anyMatch(r -> r.contains("\"battery_pct\""));
-              assertThat(input).containsExactlyElementsOf(outputs);
+              assertThat(inKept).containsExactlyElementsOf(outputs);
               return null;
             });
     p.run().waitUntilFinish();

@@ -6,6 +6,7 @@ import dev.medallion.core.InvalidRecordException;
 import dev.medallion.core.JsonFields;
 import dev.medallion.core.Rejections;
 import java.io.Serializable;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -18,6 +19,8 @@ import org.apache.beam.sdk.schemas.SchemaRegistry;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.join.RawUnionValue;
+import org.apache.beam.sdk.transforms.join.UnionCoder;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.PCollection;
@@ -44,6 +47,12 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
   public static final TupleTag<Heartbeat> HEARTBEATS = new TupleTag<>() {};
   public static final TupleTag<DeadLetter> QUARANTINE = DeadLetter.TAG;
 
+  /** Readings and heartbeats kept, in their Bronze records' order ({@link #withKeptInOrder}). */
+  public static final TupleTag<RawUnionValue> KEPT = new TupleTag<>() {};
+
+  public static final int KEPT_READING = 0;
+  public static final int KEPT_HEARTBEAT = 1;
+
   static final Set<String> STATUSES = Set.of("ok", "degraded", "error");
 
   /** How far an event's time may be ahead of its arrival ({@code received_at}) by default. */
@@ -53,27 +62,30 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
   private final @Nullable FixedRegistry registry;
   private final Duration maxAheadOfArrival;
   private final SensorCatalog catalog;
+  private final boolean keptInOrder;
 
   private ValidateAndEnrich(
       @Nullable PCollectionView<Map<String, Device>> devices,
       @Nullable FixedRegistry registry,
       Duration maxAheadOfArrival,
-      SensorCatalog catalog) {
+      SensorCatalog catalog,
+      boolean keptInOrder) {
     this.devices = devices;
     this.registry = registry;
     this.maxAheadOfArrival = maxAheadOfArrival;
     this.catalog = catalog;
+    this.keptInOrder = keptInOrder;
   }
 
   /** Silver with the registry as a side input the caller built (it may change while streaming). */
   public static ValidateAndEnrich withDevices(PCollectionView<Map<String, Device>> devices) {
-    return new ValidateAndEnrich(devices, null, MAX_AHEAD_OF_ARRIVAL, SensorCatalog.DEFAULT);
+    return new ValidateAndEnrich(devices, null, MAX_AHEAD_OF_ARRIVAL, SensorCatalog.DEFAULT, false);
   }
 
   /** Silver with a registry loaded before the job: it travels with the validating function. */
   public static ValidateAndEnrich withRegistry(Map<String, Device> registry) {
     return new ValidateAndEnrich(
-        null, FixedRegistry.of(registry), MAX_AHEAD_OF_ARRIVAL, SensorCatalog.DEFAULT);
+        null, FixedRegistry.of(registry), MAX_AHEAD_OF_ARRIVAL, SensorCatalog.DEFAULT, false);
   }
 
   /**
@@ -83,63 +95,30 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
    * checked.
    */
   public ValidateAndEnrich withMaxAheadOfArrival(Duration max) {
-    return new ValidateAndEnrich(devices, registry, max, catalog);
+    return new ValidateAndEnrich(devices, registry, max, catalog, keptInOrder);
   }
 
   /** Sensor types, units and ranges from {@code catalog} instead of the built-in one. */
   public ValidateAndEnrich withCatalog(SensorCatalog catalog) {
-    return new ValidateAndEnrich(devices, registry, maxAheadOfArrival, catalog);
+    return new ValidateAndEnrich(devices, registry, maxAheadOfArrival, catalog, keptInOrder);
   }
 
   /**
-   * Silver's decision for one record, as this transform makes it, for a caller that needs the kept
-   * rows in the order of their Bronze records in one step (the silver stage forwarding them to
-   * Kafka); only with a registry loaded before the job ({@link #withRegistry}).
+   * Also every kept record, reading or heartbeat, to {@link #KEPT} as Silver keeps them, in the
+   * order of their Bronze records (union tag {@link #KEPT_READING} or {@link #KEPT_HEARTBEAT}): for
+   * a caller that must pass both kinds on in that order (the silver stage forwarding them to
+   * Kafka). From the two outputs, each kind by steps of its own, the heartbeats reached the next
+   * stage's topic seconds behind the readings under a backlog, and Gold's runner dropped them.
    */
-  public Rule rule() {
-    if (registry == null) {
-      throw new IllegalStateException("Silver's rule needs a registry loaded before the job");
-    }
-    return new Rule(registry, maxAheadOfArrival, catalog);
+  public ValidateAndEnrich withKeptInOrder() {
+    return new ValidateAndEnrich(devices, registry, maxAheadOfArrival, catalog, true);
   }
 
-  /** Silver's decision for one record, with its registry and catalog, to travel with a function. */
-  public static final class Rule implements Serializable {
-    private static final long serialVersionUID = 1L;
-    private final FixedRegistry registry;
-    private final Duration maxAheadOfArrival;
-    private final SensorCatalog catalog;
-
-    private Rule(FixedRegistry registry, Duration maxAheadOfArrival, SensorCatalog catalog) {
-      this.registry = registry;
-      this.maxAheadOfArrival = maxAheadOfArrival;
-      this.catalog = catalog;
-    }
-
-    /**
-     * Decodes the registry now: a registry that cannot be decoded fails the caller's bundle, as it
-     * fails Silver's own step, instead of rejecting every record ({@link #keep} throws for both).
-     */
-    public void load() {
-      registry.devices();
-    }
-
-    /**
-     * The {@link SensorReading} or {@link Heartbeat} Silver keeps of {@code e}.
-     *
-     * @throws RuntimeException when Silver rejects it (an {@link InvalidRecordException} with the
-     *     reason, or what went wrong)
-     */
-    public Object keep(BronzeEvent e) {
-      return decide(e, registry.devices(), maxAheadOfArrival, catalog);
-    }
-
-    /** A kept record ({@link #keep}) as its Silver table's row. */
-    public org.apache.beam.sdk.values.Row row(Object kept) {
-      return kept instanceof SensorReading reading
-          ? IotRecordCoders.READING.getToRowFunction().apply(reading)
-          : IotRecordCoders.HEARTBEAT.getToRowFunction().apply((Heartbeat) kept);
-    }
+  /** A kept record of {@link #KEPT} as its Silver table's row. */
+  public static org.apache.beam.sdk.values.Row keptRow(RawUnionValue kept) {
+    return kept.getUnionTag() == KEPT_READING
+        ? IotRecordCoders.READING.getToRowFunction().apply((SensorReading) kept.getValue())
+        : IotRecordCoders.HEARTBEAT.getToRowFunction().apply((Heartbeat) kept.getValue());
   }
 
   /** The reading or heartbeat Silver keeps of {@code e}; throws when it rejects it. */
@@ -158,17 +137,23 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
   public PCollectionTuple expand(PCollection<BronzeEvent> bronze) {
     ParDo.SingleOutput<BronzeEvent, SensorReading> validate =
         devices != null
-            ? ParDo.of(ValidateFn.fromView(devices, maxAheadOfArrival, catalog))
+            ? ParDo.of(ValidateFn.fromView(devices, maxAheadOfArrival, catalog, keptInOrder))
                 .withSideInputs(devices)
             : ParDo.of(
                 ValidateFn.fromRegistry(
-                    Objects.requireNonNull(registry), maxAheadOfArrival, catalog));
+                    Objects.requireNonNull(registry), maxAheadOfArrival, catalog, keptInOrder));
+    TupleTagList others = TupleTagList.of(HEARTBEATS).and(QUARANTINE);
     PCollectionTuple checked =
         bronze.apply(
             "ValidateRecord",
-            validate.withOutputTags(READINGS, TupleTagList.of(HEARTBEATS).and(QUARANTINE)));
+            validate.withOutputTags(READINGS, keptInOrder ? others.and(KEPT) : others));
     checked.get(READINGS).setCoder(IotRecordCoders.READING);
     checked.get(HEARTBEATS).setCoder(IotRecordCoders.HEARTBEAT);
+    if (keptInOrder) {
+      checked
+          .get(KEPT)
+          .setCoder(UnionCoder.of(List.of(IotRecordCoders.READING, IotRecordCoders.HEARTBEAT)));
+    }
     return checked;
   }
 
@@ -188,6 +173,7 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
 
     private final Duration maxAheadOfArrival;
     private final SensorCatalog catalog;
+    private final boolean keptInOrder;
     private final Rejections.Examples rejections = new Rejections.Examples();
 
     /**
@@ -202,23 +188,29 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
         @Nullable PCollectionView<Map<String, Device>> devices,
         @Nullable FixedRegistry fixed,
         Duration maxAheadOfArrival,
-        SensorCatalog catalog) {
+        SensorCatalog catalog,
+        boolean keptInOrder) {
       this.devices = devices;
       this.fixed = fixed;
       this.maxAheadOfArrival = maxAheadOfArrival;
       this.catalog = catalog;
+      this.keptInOrder = keptInOrder;
     }
 
     static ValidateFn fromView(
         PCollectionView<Map<String, Device>> devices,
         Duration maxAheadOfArrival,
-        SensorCatalog catalog) {
-      return new ValidateFn(devices, null, maxAheadOfArrival, catalog);
+        SensorCatalog catalog,
+        boolean keptInOrder) {
+      return new ValidateFn(devices, null, maxAheadOfArrival, catalog, keptInOrder);
     }
 
     static ValidateFn fromRegistry(
-        FixedRegistry registry, Duration maxAheadOfArrival, SensorCatalog catalog) {
-      return new ValidateFn(null, registry, maxAheadOfArrival, catalog);
+        FixedRegistry registry,
+        Duration maxAheadOfArrival,
+        SensorCatalog catalog,
+        boolean keptInOrder) {
+      return new ValidateFn(null, registry, maxAheadOfArrival, catalog, keptInOrder);
     }
 
     @StartBundle
@@ -261,6 +253,12 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
         out.get(READINGS).output(reading);
       } else {
         out.get(HEARTBEATS).output((Heartbeat) kept);
+      }
+      if (keptInOrder) {
+        out.get(KEPT)
+            .output(
+                new RawUnionValue(
+                    kept instanceof SensorReading ? KEPT_READING : KEPT_HEARTBEAT, kept));
       }
     }
 
