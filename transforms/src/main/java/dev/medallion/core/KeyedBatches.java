@@ -24,6 +24,9 @@ import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
@@ -41,9 +44,16 @@ import org.joda.time.Instant;
  * and window are the same. The batch's timestamp, the end of its window, is where a grouping puts
  * its output by default; a window's records are grouped, or dropped as expired, by their window,
  * never by their own timestamps.
+ *
+ * <p>Records that a step would split off before the grouping can be split off here instead ({@link
+ * #rejecting}): on Spark, a step with two outputs that later steps read is kept on disk, so a split
+ * of its own encodes and decodes every record it keeps once more before they are batched.
  */
 public final class KeyedBatches<T>
     extends PTransform<PCollection<T>, PCollection<KV<String, byte[]>>> {
+  /** The batches, in the output of {@link #rejecting}. */
+  public static final TupleTag<KV<String, byte[]>> BATCHES = new TupleTag<>() {};
+
   /** A batch is handed on when it holds this many records, before its bundle ends. */
   public static final int MAX_RECORDS = 2_000;
 
@@ -101,24 +111,69 @@ public final class KeyedBatches<T>
     return new KeyedBatches<>(key, into, maxRecords, coder);
   }
 
+  /**
+   * The same batches of the records for which {@code reject} gives null; each other record goes to
+   * {@code rejected} as what {@code reject} gave for it, in the global window. The output holds
+   * {@link #BATCHES} and {@code rejected}.
+   */
+  public <R> Rejecting<T, R> rejecting(
+      TupleTag<R> rejected, SerializableFunction<T, @Nullable R> reject) {
+    return new Rejecting<>(this, rejected, reject);
+  }
+
   @Override
   public PCollection<KV<String, byte[]>> expand(PCollection<T> records) {
+    return batch(records, null, null).get(BATCHES);
+  }
+
+  /** The batches ({@link #BATCHES}), and what {@code reject} turned away ({@code rejected}). */
+  private <R> PCollectionTuple batch(
+      PCollection<T> records,
+      @Nullable TupleTag<R> rejected,
+      @Nullable SerializableFunction<T, @Nullable R> reject) {
     if (!(records.getWindowingStrategy().getWindowFn() instanceof GlobalWindows)) {
       throw new IllegalArgumentException(
           "records to batch into windows are in the global window, not "
               + records.getWindowingStrategy().getWindowFn());
     }
-    PCollection<KV<String, byte[]>> batches =
-        records
-            .apply(
-                ParDo.of(
+    PCollectionTuple out =
+        records.apply(
+            ParDo.of(
                     new BatchFn<>(
                         key,
                         ListCoder.of(coder == null ? records.getCoder() : coder),
                         maxRecords,
-                        into == null ? null : (PartitioningWindowFn<?, ?>) into.getWindowFn())))
-            .setCoder(KvCoder.of(StringUtf8Coder.of(), ByteArrayCoder.of()));
-    return into == null ? batches : batches.apply(into);
+                        into == null ? null : (PartitioningWindowFn<?, ?>) into.getWindowFn(),
+                        rejected,
+                        reject))
+                .withOutputTags(
+                    BATCHES, rejected == null ? TupleTagList.empty() : TupleTagList.of(rejected)));
+    PCollection<KV<String, byte[]>> batches =
+        out.get(BATCHES).setCoder(KvCoder.of(StringUtf8Coder.of(), ByteArrayCoder.of()));
+    PCollectionTuple result =
+        PCollectionTuple.of(BATCHES, into == null ? batches : batches.apply(into));
+    return rejected == null ? result : result.and(rejected, out.get(rejected));
+  }
+
+  /** {@link KeyedBatches} that turns some records away ({@link #rejecting}). */
+  public static final class Rejecting<T, R> extends PTransform<PCollection<T>, PCollectionTuple> {
+    private final KeyedBatches<T> batches;
+    private final TupleTag<R> rejected;
+    private final SerializableFunction<T, @Nullable R> reject;
+
+    private Rejecting(
+        KeyedBatches<T> batches,
+        TupleTag<R> rejected,
+        SerializableFunction<T, @Nullable R> reject) {
+      this.batches = batches;
+      this.rejected = rejected;
+      this.reject = reject;
+    }
+
+    @Override
+    public PCollectionTuple expand(PCollection<T> records) {
+      return batches.batch(records, rejected, reject);
+    }
   }
 
   /** The records of a batch, in the order they came. */
@@ -134,22 +189,28 @@ public final class KeyedBatches<T>
    * A bundle's open batches, by key and window, handed on (still in the global window) when full
    * and when the bundle ends.
    */
-  static final class BatchFn<T> extends DoFn<T, KV<String, byte[]>> {
+  static final class BatchFn<T, R> extends DoFn<T, KV<String, byte[]>> {
     private final SerializableFunction<T, String> key;
     private final ListCoder<T> coder;
     private final int maxRecords;
     private final @Nullable PartitioningWindowFn<?, ?> windows;
+    private final @Nullable TupleTag<R> rejected;
+    private final @Nullable SerializableFunction<T, @Nullable R> reject;
     private transient Map<KV<String, BoundedWindow>, List<T>> open;
 
     BatchFn(
         SerializableFunction<T, String> key,
         ListCoder<T> coder,
         int maxRecords,
-        @Nullable PartitioningWindowFn<?, ?> windows) {
+        @Nullable PartitioningWindowFn<?, ?> windows,
+        @Nullable TupleTag<R> rejected,
+        @Nullable SerializableFunction<T, @Nullable R> reject) {
       this.key = key;
       this.coder = coder;
       this.maxRecords = maxRecords;
       this.windows = windows;
+      this.rejected = rejected;
+      this.reject = reject;
     }
 
     @StartBundle
@@ -158,8 +219,14 @@ public final class KeyedBatches<T>
     }
 
     @ProcessElement
-    public void process(
-        @Element T record, @Timestamp Instant timestamp, OutputReceiver<KV<String, byte[]>> out) {
+    public void process(@Element T record, @Timestamp Instant timestamp, MultiOutputReceiver out) {
+      if (reject != null && rejected != null) {
+        R turnedAway = reject.apply(record);
+        if (turnedAway != null) {
+          out.get(rejected).output(turnedAway);
+          return;
+        }
+      }
       BoundedWindow batchWindow =
           windows == null ? GlobalWindow.INSTANCE : windows.assignWindow(timestamp);
       KV<String, BoundedWindow> at = KV.of(key.apply(record), batchWindow);
@@ -167,7 +234,8 @@ public final class KeyedBatches<T>
       batch.add(record);
       if (batch.size() >= maxRecords) {
         open.remove(at);
-        out.outputWithTimestamp(KV.of(at.getKey(), encode(batch)), batchWindow.maxTimestamp());
+        out.get(BATCHES)
+            .outputWithTimestamp(KV.of(at.getKey(), encode(batch)), batchWindow.maxTimestamp());
       }
     }
 
@@ -177,7 +245,10 @@ public final class KeyedBatches<T>
           (at, batch) -> {
             BoundedWindow window = at.getValue();
             c.output(
-                KV.of(at.getKey(), encode(batch)), window.maxTimestamp(), GlobalWindow.INSTANCE);
+                BATCHES,
+                KV.of(at.getKey(), encode(batch)),
+                window.maxTimestamp(),
+                GlobalWindow.INSTANCE);
           });
       open.clear();
     }

@@ -227,11 +227,12 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
 
   @Override
   public PCollectionTuple expand(PCollectionTuple silver) {
-    PCollectionTuple readings =
-        splitTooLate(
-            "Readings",
-            silver.get(ValidateAndEnrich.READINGS),
-            ONTIME_READINGS,
+    PCollection<SensorReading> silverReadings = silver.get(ValidateAndEnrich.READINGS);
+    PCollection<Heartbeat> silverHeartbeats = silver.get(ValidateAndEnrich.HEARTBEATS);
+    int groups = deviceGroups(silverReadings, silverHeartbeats);
+    TooLate<SensorReading> lateReading =
+        new TooLate<>(
+            allowedLateness,
             SensorReading::getEventTs,
             SensorReading::getReceivedAt,
             r ->
@@ -241,11 +242,9 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
                     r.getRawPayload(),
                     r.getSource(),
                     r.getSourceName()));
-    PCollectionTuple heartbeats =
-        splitTooLate(
-            "Heartbeats",
-            silver.get(ValidateAndEnrich.HEARTBEATS),
-            ONTIME_HEARTBEATS,
+    TooLate<Heartbeat> lateHeartbeat =
+        new TooLate<>(
+            allowedLateness,
             Heartbeat::getEventTs,
             Heartbeat::getReceivedAt,
             h ->
@@ -255,12 +254,9 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
                     h.getRawPayload(),
                     h.getSource(),
                     h.getSourceName()));
-
-    PCollection<SensorReading> silverReadings = silver.get(ValidateAndEnrich.READINGS);
-    PCollection<Heartbeat> silverHeartbeats = silver.get(ValidateAndEnrich.HEARTBEATS);
-    int groups = deviceGroups(silverReadings, silverHeartbeats);
-    PCollection<KV<String, CoGbkResult>> joined =
-        joinPerDevice(readings.get(ONTIME_READINGS), heartbeats.get(ONTIME_HEARTBEATS), groups);
+    PCollectionTuple join =
+        joinPerDevice(silverReadings, silverHeartbeats, lateReading, lateHeartbeat, groups);
+    PCollection<KV<String, CoGbkResult>> joined = join.get(JOINED);
     TupleTagList otherRows = TupleTagList.of(TOO_LATE).and(SENSOR_MINUTE).and(SITE_PARTS);
     PCollectionTuple deviceMinute;
     if (groups > 0 && isStream(silverReadings, silverHeartbeats)) {
@@ -288,8 +284,8 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     siteMinute.get(SITE_MINUTE).setRowSchema(GoldColumns.siteMinute(catalog));
 
     PCollection<DeadLetter> deadLetters =
-        PCollectionList.of(readings.get(TOO_LATE))
-            .and(heartbeats.get(TOO_LATE))
+        PCollectionList.of(join.get(READINGS_TOO_LATE))
+            .and(join.get(HEARTBEATS_TOO_LATE))
             .and(outOfWindows("Device", deviceMinute.get(TOO_LATE)))
             .and(outOfWindows("Site", siteMinute.get(TOO_LATE)))
             .apply("FlattenDeadLetters", Flatten.pCollections());
@@ -322,6 +318,9 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
 
   private static final TupleTag<SensorReading> ONTIME_READINGS = new TupleTag<>() {};
   private static final TupleTag<Heartbeat> ONTIME_HEARTBEATS = new TupleTag<>() {};
+  private static final TupleTag<KV<String, CoGbkResult>> JOINED = new TupleTag<>() {};
+  private static final TupleTag<DeadLetter> READINGS_TOO_LATE = new TupleTag<>() {};
+  private static final TupleTag<DeadLetter> HEARTBEATS_TOO_LATE = new TupleTag<>() {};
   static final TupleTag<SensorReading> READINGS_SIDE = new TupleTag<>() {};
   static final TupleTag<Heartbeat> HEARTBEATS_SIDE = new TupleTag<>() {};
   static final TupleTag<byte[]> READING_BATCHES_SIDE = new TupleTag<>() {};
@@ -452,58 +451,80 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
 
   /**
    * The on-time records in minute windows, joined per device ({@code groups} 0) or per group of
-   * devices, in batches ({@link KeyedBatches}: the batches, not the records, are windowed).
+   * devices, in batches ({@link KeyedBatches}: the batches, not the records, are windowed), as
+   * {@link #JOINED}; the records too late for their windows as dead letters, {@link
+   * #READINGS_TOO_LATE} and {@link #HEARTBEATS_TOO_LATE}. In batches, the step that batches the
+   * records also turns the late ones away: on Spark a step of its own to split them off is kept on
+   * disk, every on-time record encoded and decoded once more.
    */
-  private PCollection<KV<String, CoGbkResult>> joinPerDevice(
-      PCollection<SensorReading> readings, PCollection<Heartbeat> heartbeats, int groups) {
+  private PCollectionTuple joinPerDevice(
+      PCollection<SensorReading> readings,
+      PCollection<Heartbeat> heartbeats,
+      TooLate<SensorReading> lateReading,
+      TooLate<Heartbeat> lateHeartbeat,
+      int groups) {
     SerializableFunction<SensorReading, String> readingKey = r -> joinKey(r.getDeviceId(), groups);
     SerializableFunction<Heartbeat, String> heartbeatKey = h -> joinKey(h.getDeviceId(), groups);
     if (groups > 0) {
-      return KeyedPCollectionTuple.of(
-              READING_BATCHES_SIDE,
-              readings.apply(
-                  "BatchReadingsByDevice",
-                  KeyedBatches.into(readingKey, this.<KV<String, byte[]>>minuteWindows())
-                      .withCoder(IotRecordCoders.READING)))
-          .and(
-              HEARTBEAT_BATCHES_SIDE,
-              heartbeats.apply(
-                  "BatchHeartbeatsByDevice",
-                  KeyedBatches.into(heartbeatKey, this.<KV<String, byte[]>>minuteWindows())
-                      .withCoder(IotRecordCoders.HEARTBEAT)))
-          .apply("JoinPerDevice", CoGroupByKey.create());
+      PCollectionTuple r =
+          readings.apply(
+              "BatchReadingsByDevice",
+              KeyedBatches.into(readingKey, this.<KV<String, byte[]>>minuteWindows())
+                  .withCoder(IotRecordCoders.READING)
+                  .rejecting(READINGS_TOO_LATE, lateReading));
+      PCollectionTuple h =
+          heartbeats.apply(
+              "BatchHeartbeatsByDevice",
+              KeyedBatches.into(heartbeatKey, this.<KV<String, byte[]>>minuteWindows())
+                  .withCoder(IotRecordCoders.HEARTBEAT)
+                  .rejecting(HEARTBEATS_TOO_LATE, lateHeartbeat));
+      PCollection<KV<String, CoGbkResult>> joined =
+          KeyedPCollectionTuple.of(READING_BATCHES_SIDE, r.get(KeyedBatches.BATCHES))
+              .and(HEARTBEAT_BATCHES_SIDE, h.get(KeyedBatches.BATCHES))
+              .apply("JoinPerDevice", CoGroupByKey.create());
+      return PCollectionTuple.of(JOINED, joined)
+          .and(READINGS_TOO_LATE, r.get(READINGS_TOO_LATE))
+          .and(HEARTBEATS_TOO_LATE, h.get(HEARTBEATS_TOO_LATE));
     }
+    PCollectionTuple onTimeReadings =
+        splitTooLate("Readings", readings, ONTIME_READINGS, READINGS_TOO_LATE, lateReading);
+    PCollectionTuple onTimeHeartbeats =
+        splitTooLate(
+            "Heartbeats", heartbeats, ONTIME_HEARTBEATS, HEARTBEATS_TOO_LATE, lateHeartbeat);
     PCollection<KV<String, SensorReading>> r =
-        readings
+        onTimeReadings
+            .get(ONTIME_READINGS)
             .apply("MinuteWindowsReadings", minuteWindows())
             .apply(
                 "KeyReadingsByDevice",
                 WithKeys.of(readingKey).withKeyType(TypeDescriptors.strings()));
     PCollection<KV<String, Heartbeat>> h =
-        heartbeats
+        onTimeHeartbeats
+            .get(ONTIME_HEARTBEATS)
             .apply("MinuteWindowsHeartbeats", minuteWindows())
             .apply(
                 "KeyHeartbeatsByDevice",
                 WithKeys.of(heartbeatKey).withKeyType(TypeDescriptors.strings()));
-    return KeyedPCollectionTuple.of(READINGS_SIDE, r)
-        .and(HEARTBEATS_SIDE, h)
-        .apply("JoinPerDevice", CoGroupByKey.create());
+    PCollection<KV<String, CoGbkResult>> joined =
+        KeyedPCollectionTuple.of(READINGS_SIDE, r)
+            .and(HEARTBEATS_SIDE, h)
+            .apply("JoinPerDevice", CoGroupByKey.create());
+    return PCollectionTuple.of(JOINED, joined)
+        .and(READINGS_TOO_LATE, onTimeReadings.get(READINGS_TOO_LATE))
+        .and(HEARTBEATS_TOO_LATE, onTimeHeartbeats.get(HEARTBEATS_TOO_LATE));
   }
 
   private <T> PCollectionTuple splitTooLate(
       String name,
       PCollection<T> records,
       TupleTag<T> onTime,
-      SerializableFunction<T, Instant> eventTs,
-      SerializableFunction<T, Instant> receivedAt,
-      SerializableFunction<T, DeadLetter> toDeadLetter) {
+      TupleTag<DeadLetter> late,
+      TooLate<T> tooLate) {
     PCollectionTuple split =
         records.apply(
             "SplitTooLate" + name,
-            ParDo.of(
-                    new SplitTooLateFn<>(
-                        allowedLateness, toDeadLetter, eventTs, receivedAt, onTime))
-                .withOutputTags(onTime, TupleTagList.of(TOO_LATE)));
+            ParDo.of(new SplitTooLateFn<>(tooLate, onTime, late))
+                .withOutputTags(onTime, TupleTagList.of(late)));
     split.get(onTime).setCoder(records.getCoder());
     return split;
   }
@@ -525,35 +546,57 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
         Instant.now());
   }
 
-  /** Routes records later than the allowed lateness to {@link #TOO_LATE}. */
-  static class SplitTooLateFn<T> extends DoFn<T, T> {
+  /**
+   * A record's dead letter when it is later than the allowed lateness (against its arrival),
+   * counted as a rejection; null when it is on time.
+   */
+  static final class TooLate<T> implements SerializableFunction<T, @Nullable DeadLetter> {
     private final Duration allowedLateness;
-    private final SerializableFunction<T, DeadLetter> toDeadLetter;
     private final SerializableFunction<T, Instant> eventTs;
     private final SerializableFunction<T, Instant> receivedAt;
-    private final TupleTag<T> onTime;
+    private final SerializableFunction<T, DeadLetter> toDeadLetter;
     private final Rejections.Examples rejections = new Rejections.Examples();
 
-    SplitTooLateFn(
+    TooLate(
         Duration allowedLateness,
-        SerializableFunction<T, DeadLetter> toDeadLetter,
         SerializableFunction<T, Instant> eventTs,
         SerializableFunction<T, Instant> receivedAt,
-        TupleTag<T> onTime) {
+        SerializableFunction<T, DeadLetter> toDeadLetter) {
       this.allowedLateness = allowedLateness;
-      this.toDeadLetter = toDeadLetter;
       this.eventTs = eventTs;
       this.receivedAt = receivedAt;
+      this.toDeadLetter = toDeadLetter;
+    }
+
+    @Override
+    public @Nullable DeadLetter apply(T record) {
+      if (!Lateness.isTooLate(
+          eventTs.apply(record), receivedAt.apply(record), WINDOW, allowedLateness)) {
+        return null;
+      }
+      DeadLetter letter = toDeadLetter.apply(record);
+      rejections.count(DeadLetter.GOLD, letter);
+      return letter;
+    }
+  }
+
+  /** Routes records later than the allowed lateness ({@link TooLate}) to {@code late}. */
+  static class SplitTooLateFn<T> extends DoFn<T, T> {
+    private final TooLate<T> tooLate;
+    private final TupleTag<T> onTime;
+    private final TupleTag<DeadLetter> late;
+
+    SplitTooLateFn(TooLate<T> tooLate, TupleTag<T> onTime, TupleTag<DeadLetter> late) {
+      this.tooLate = tooLate;
       this.onTime = onTime;
+      this.late = late;
     }
 
     @ProcessElement
     public void process(@Element T record, MultiOutputReceiver out) {
-      if (Lateness.isTooLate(
-          eventTs.apply(record), receivedAt.apply(record), WINDOW, allowedLateness)) {
-        DeadLetter letter = toDeadLetter.apply(record);
-        rejections.count(DeadLetter.GOLD, letter);
-        out.get(TOO_LATE).output(letter);
+      DeadLetter letter = tooLate.apply(record);
+      if (letter != null) {
+        out.get(late).output(letter);
       } else {
         out.get(onTime).output(record);
       }

@@ -21,7 +21,9 @@ import org.apache.beam.sdk.transforms.windowing.Sessions;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TimestampedValue;
+import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(BeamPipelineExtension.class)
 class KeyedBatchesTest {
   private static final Instant T0 = Instant.parse("2026-11-29T10:15:00Z");
+  private static final TupleTag<String> LATE = new TupleTag<>() {};
 
   /**
    * A batch as its key, its window (its start, or "global"), whether it is stamped at the window's
@@ -136,6 +139,47 @@ class KeyedBatchesTest {
         .satisfies(
             described -> {
               assertBatches(described, 4, batch -> "global", expected);
+              return null;
+            });
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void theRecordsTurnedAwayGoToTheirOwnOutputAndIntoNoBatch(TestPipeline p) {
+    List<TimestampedValue<String>> records = new ArrayList<>();
+    List<String> kept = new ArrayList<>();
+    List<String> turnedAway = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      String r = (i % 2 == 0 ? "a" : "b") + i;
+      records.add(TimestampedValue.of(r, T0.plus(Duration.standardSeconds(7L * i))));
+      if (i % 5 == 0) {
+        turnedAway.add("late " + r);
+      } else {
+        kept.add(r);
+      }
+    }
+    PCollectionTuple out =
+        p.apply(Create.timestamped(records).withCoder(StringUtf8Coder.of()))
+            .apply(
+                KeyedBatches.<String>into(
+                        r -> r.substring(0, 1),
+                        Window.into(FixedWindows.of(Duration.standardMinutes(1))))
+                    .withMaxRecords(4)
+                    .rejecting(
+                        LATE, r -> Integer.parseInt(r.substring(1)) % 5 == 0 ? "late " + r : null));
+
+    PAssert.that(out.get(LATE)).containsInAnyOrder(turnedAway);
+    PAssert.that(out.get(KeyedBatches.BATCHES).apply(ParDo.of(new DescribeFn())))
+        .satisfies(
+            described -> {
+              assertBatches(
+                  described,
+                  4,
+                  batch -> {
+                    long seconds = 7L * Integer.parseInt(batch.get(0).substring(1));
+                    return T0.plus(Duration.standardMinutes(seconds / 60)).toString();
+                  },
+                  kept);
               return null;
             });
     p.run().waitUntilFinish();
