@@ -1,6 +1,7 @@
 package dev.medallion.pipelines;
 
 import dev.medallion.core.DeadLetter;
+import dev.medallion.core.EventTimestamps;
 import dev.medallion.core.Rejections;
 import dev.medallion.iot.BronzeEvent;
 import dev.medallion.iot.Heartbeat;
@@ -168,7 +169,7 @@ public final class ReadForwardedRows extends PTransform<PBegin, PCollectionTuple
     /** Rows go back to their event time, earlier than their arrival. */
     @Override
     public Duration getAllowedTimestampSkew() {
-      return Duration.millis(Long.MAX_VALUE);
+      return EventTimestamps.ANY_EARLIER;
     }
   }
 }

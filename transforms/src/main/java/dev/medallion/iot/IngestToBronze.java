@@ -94,7 +94,7 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
     /** Events re-stamp lines with their own event time, which may be earlier than the source's. */
     @Override
     public Duration getAllowedTimestampSkew() {
-      return Duration.millis(Long.MAX_VALUE);
+      return EventTimestamps.ANY_EARLIER;
     }
   }
 

@@ -11,6 +11,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,6 +35,15 @@ class EventTimestampsTest {
       })
   void acceptsTheSameInstantInEveryForm(String literal) throws Exception {
     assertThat(EventTimestamps.parse(json(literal), "ts")).isEqualTo(new Instant(EXPECTED_MILLIS));
+  }
+
+  @Test
+  void anyEarlierLetsEveryTimestampThroughFromAnyInputWithoutOverflow() {
+    // a runner's check of a stamped output: no earlier than the input's timestamp minus the skew
+    Instant fromEarliest = BoundedWindow.TIMESTAMP_MIN_VALUE.minus(EventTimestamps.ANY_EARLIER);
+    Instant fromLatest = BoundedWindow.TIMESTAMP_MAX_VALUE.minus(EventTimestamps.ANY_EARLIER);
+    assertThat(fromEarliest).isLessThan(BoundedWindow.TIMESTAMP_MIN_VALUE);
+    assertThat(fromLatest).isLessThanOrEqualTo(BoundedWindow.TIMESTAMP_MIN_VALUE);
   }
 
   @Test

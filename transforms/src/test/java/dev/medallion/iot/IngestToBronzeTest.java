@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.medallion.core.DeadLetter;
+import dev.medallion.core.FieldMapping;
 import dev.medallion.core.InvalidRecordException;
 import dev.medallion.core.RawEvent;
 import dev.medallion.testing.BeamPipelineExtension;
@@ -16,11 +17,13 @@ import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.Reify;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -80,6 +83,17 @@ public class IngestToBronzeTest {
           KV.of(
               "{\"device_id\":\"dev-0008\",\"sensor_type\":\"humidity\",\"ts\":1},",
               "trailing_data"));
+
+  @Test
+  void theParseChecksAnEventTimeAgainstALineAtTheEarliestTimestampWithoutOverflow() {
+    Duration skew = new IngestToBronze.ParseRawEventFn(FieldMapping.NONE).getAllowedTimestampSkew();
+    // what the runner computes for each stamped event: the line's timestamp minus the skew; a
+    // file's lines are at the earliest timestamp, and an overflow there throws for every event
+    Instant lowest = BoundedWindow.TIMESTAMP_MIN_VALUE.minus(skew);
+    assertThat(lowest).isLessThan(BoundedWindow.TIMESTAMP_MIN_VALUE);
+    assertThat(BoundedWindow.TIMESTAMP_MAX_VALUE.minus(skew))
+        .isLessThanOrEqualTo(BoundedWindow.TIMESTAMP_MIN_VALUE);
+  }
 
   @Test
   void everyInvalidLineIsADeadLetterWithItsReason(TestPipeline p) {
