@@ -60,6 +60,17 @@ class KeyedBatchesTest {
     }
   }
 
+  /** Each record of a list, at {@code T0} plus two seconds per its number. */
+  static class OneBundleFn extends DoFn<List<String>, String> {
+    @ProcessElement
+    public void process(@Element List<String> records, OutputReceiver<String> out) {
+      for (String r : records) {
+        out.outputWithTimestamp(
+            r, T0.plus(Duration.standardSeconds(2L * Integer.parseInt(r.substring(1)))));
+      }
+    }
+  }
+
   /**
    * Checks each described batch: stamped at its window's end, of 1 to {@code max} records of its
    * key, in the window {@code windowOf} names for its records; and that they hold {@code expected},
@@ -186,7 +197,51 @@ class KeyedBatchesTest {
   }
 
   @Test
+  void theOpenBatchesAreHandedOnWhenTogetherTheyHoldTheMostAllowed(TestPipeline p) {
+    // one element that becomes every record, so that they reach the batching in one bundle
+    List<List<String>> records = List.of(new ArrayList<>());
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      String r = "abc".charAt(i % 3) + String.valueOf(i);
+      records.get(0).add(r);
+      expected.add(r);
+    }
+
+    PCollection<String> batches =
+        p.apply(Create.of(records))
+            .apply("AllInOneBundle", ParDo.of(new OneBundleFn()))
+            .setCoder(StringUtf8Coder.of())
+            .apply(
+                KeyedBatches.<String>into(
+                        r -> r.substring(0, 1),
+                        Window.into(FixedWindows.of(Duration.standardMinutes(1))))
+                    .withMaxHeld(5))
+            .apply(ParDo.of(new DescribeFn()));
+
+    PAssert.that(batches)
+        .satisfies(
+            described -> {
+              assertBatches(
+                  described,
+                  5,
+                  batch -> {
+                    long seconds = 2L * Integer.parseInt(batch.get(0).substring(1));
+                    return T0.plus(Duration.standardMinutes(seconds / 60)).toString();
+                  },
+                  expected);
+              return null;
+            });
+    p.run().waitUntilFinish();
+  }
+
+  @Test
   void aBatchHoldsAtLeastOneRecord() {
+    assertThatThrownBy(
+            () ->
+                KeyedBatches.<String>into(
+                        r -> r, Window.into(FixedWindows.of(Duration.standardMinutes(1))))
+                    .withMaxHeld(0))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(
             () ->
                 KeyedBatches.<String>into(
