@@ -26,7 +26,7 @@ public interface LakehouseOptions extends PipelineOptions {
   void setInput(String value);
 
   @Description(
-      "A large input file is read in parts of at most 32 MiB, but in at most this many parts"
+      "A large input file is read in parts of at most 8 MiB, but in at most this many parts"
           + " (larger ones if need be). Default: 4 on the DirectRunner, which reads every part at"
           + " once; 1024 on Spark, which spreads the parts over its tasks (on a cluster, over"
           + " its executors).")

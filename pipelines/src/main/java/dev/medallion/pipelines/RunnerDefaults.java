@@ -150,7 +150,7 @@ public final class RunnerDefaults {
    * memory with {@code -Xmx2g} at 2M user events. On disk, measured on Spark local[2]: 2M user
    * events with {@code -Xmx2g} 189 s and 2.3 GB (in memory, with the file split finer: 302 s); 204k
    * 57 s against 70 s; the 1M-event IoT replay with 8g 119 s and 158 s in two runs against 141 s. A
-   * splittable read's lines reach the next step once its part (at most 32 MiB on Spark, {@code
+   * splittable read's lines reach the next step once its part (at most 8 MiB on Spark, {@code
    * --maxReadParts}) has been read: the runner's other way, handing each line from the reading
    * thread to the next step's through a queue ({@code
    * --experiments=use_bounded_concurrent_output_for_sdf}), woke and parked a thread per line: a
