@@ -168,7 +168,6 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
     }
   }
 
-  /** Silver's kept row of each Bronze record, as JSON, keyed by its device, at its arrival. */
   /** A kept Silver record as JSON, keyed by its device, at its arrival. */
   static class SilverRowFn extends DoFn<RawUnionValue, ProducerRecord<String, String>> {
     private final String topic;

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
@@ -28,14 +29,16 @@ import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
  * Records keyed for a grouping, in batches: each bundle's records of one key and one window (taken
  * from their timestamps, {@link #into}, or the global window, {@link #inTheGlobalWindow}) are
  * encoded together, with the input's coder or one given ({@link #withCoder}), into one value of at
- * most {@link #MAX_RECORDS} records ({@link #withMaxRecords}), stamped at the end of its window and
- * put into it. {@link #decode} gives them back.
+ * most {@link #MAX_RECORDS} records ({@link #withMaxRecords}; all the open batches are handed on
+ * sooner when together they hold {@link #MAX_HELD}, {@link #withMaxHeld}), stamped at the end of
+ * its window and put into it. {@link #decode} gives them back.
  *
  * <p>For a bounded input grouped by few keys. A grouping step costs the DirectRunner per value, not
  * per byte: it sets timers and holds for every value, and copies every value of a key through its
@@ -210,8 +213,8 @@ public final class KeyedBatches<T>
   }
 
   /**
-   * A bundle's open batches, by key and window, handed on (still in the global window) when full
-   * and when the bundle ends.
+   * A bundle's open batches, by key and window, handed on (still in the global window) when full,
+   * all of them when together they hold the most allowed, and when the bundle ends.
    */
   static final class BatchFn<T, R> extends DoFn<T, KV<String, byte[]>> {
     private final SerializableFunction<T, String> key;
@@ -270,13 +273,7 @@ public final class KeyedBatches<T>
             .outputWithTimestamp(KV.of(at.getKey(), encode(batch)), batchWindow.maxTimestamp());
       }
       if (held >= maxHeld) {
-        open.forEach(
-            (k, b) ->
-                out.get(BATCHES)
-                    .outputWithTimestamp(
-                        KV.of(k.getKey(), encode(b)), k.getValue().maxTimestamp()));
-        open.clear();
-        held = 0;
+        handOnAll((encoded, end) -> out.get(BATCHES).outputWithTimestamp(encoded, end));
       }
     }
 
@@ -285,21 +282,20 @@ public final class KeyedBatches<T>
      * than that record; it is never earlier than its own records.
      */
     @Override
-    public org.joda.time.Duration getAllowedTimestampSkew() {
+    public Duration getAllowedTimestampSkew() {
       return EventTimestamps.ANY_EARLIER;
     }
 
     @FinishBundle
     public void finish(FinishBundleContext c) {
+      handOnAll((encoded, end) -> c.output(BATCHES, encoded, end, GlobalWindow.INSTANCE));
+    }
+
+    /** Every open batch, encoded, to {@code out} with the end of its window; none stays open. */
+    private void handOnAll(BiConsumer<KV<String, byte[]>, Instant> out) {
       open.forEach(
-          (at, batch) -> {
-            BoundedWindow window = at.getValue();
-            c.output(
-                BATCHES,
-                KV.of(at.getKey(), encode(batch)),
-                window.maxTimestamp(),
-                GlobalWindow.INSTANCE);
-          });
+          (at, batch) ->
+              out.accept(KV.of(at.getKey(), encode(batch)), at.getValue().maxTimestamp()));
       open.clear();
       held = 0;
     }

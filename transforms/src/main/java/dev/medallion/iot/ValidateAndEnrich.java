@@ -26,6 +26,7 @@ import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PCollectionView;
+import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -115,7 +116,7 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
   }
 
   /** A kept record of {@link #KEPT} as its Silver table's row. */
-  public static org.apache.beam.sdk.values.Row keptRow(RawUnionValue kept) {
+  public static Row keptRow(RawUnionValue kept) {
     return kept.getUnionTag() == KEPT_READING
         ? IotRecordCoders.READING.getToRowFunction().apply((SensorReading) kept.getValue())
         : IotRecordCoders.HEARTBEAT.getToRowFunction().apply((Heartbeat) kept.getValue());

@@ -60,13 +60,23 @@ class KeyedBatchesTest {
     }
   }
 
-  /** Each record of a list, at {@code T0} plus two seconds per its number. */
+  /** The time of a numbered record ("a7": 7), {@code secondsApart} per number after T0. */
+  static Instant timeOf(String record, long secondsApart) {
+    return T0.plus(Duration.standardSeconds(secondsApart * Integer.parseInt(record.substring(1))));
+  }
+
+  /** The start of a numbered record's minute ({@link #timeOf}), as a batch describes it. */
+  static String minuteOf(String record, long secondsApart) {
+    long seconds = (timeOf(record, secondsApart).getMillis() - T0.getMillis()) / 1000;
+    return T0.plus(Duration.standardMinutes(seconds / 60)).toString();
+  }
+
+  /** Each record of a list, at its {@link #timeOf} two seconds apart. */
   static class OneBundleFn extends DoFn<List<String>, String> {
     @ProcessElement
     public void process(@Element List<String> records, OutputReceiver<String> out) {
       for (String r : records) {
-        out.outputWithTimestamp(
-            r, T0.plus(Duration.standardSeconds(2L * Integer.parseInt(r.substring(1)))));
+        out.outputWithTimestamp(r, timeOf(r, 2));
       }
     }
   }
@@ -162,7 +172,7 @@ class KeyedBatchesTest {
     List<String> turnedAway = new ArrayList<>();
     for (int i = 0; i < 30; i++) {
       String r = (i % 2 == 0 ? "a" : "b") + i;
-      records.add(TimestampedValue.of(r, T0.plus(Duration.standardSeconds(7L * i))));
+      records.add(TimestampedValue.of(r, timeOf(r, 7)));
       if (i % 5 == 0) {
         turnedAway.add("late " + r);
       } else {
@@ -183,14 +193,7 @@ class KeyedBatchesTest {
     PAssert.that(out.get(KeyedBatches.BATCHES).apply(ParDo.of(new DescribeFn())))
         .satisfies(
             described -> {
-              assertBatches(
-                  described,
-                  4,
-                  batch -> {
-                    long seconds = 7L * Integer.parseInt(batch.get(0).substring(1));
-                    return T0.plus(Duration.standardMinutes(seconds / 60)).toString();
-                  },
-                  kept);
+              assertBatches(described, 4, batch -> minuteOf(batch.get(0), 7), kept);
               return null;
             });
     p.run().waitUntilFinish();
@@ -221,14 +224,7 @@ class KeyedBatchesTest {
     PAssert.that(batches)
         .satisfies(
             described -> {
-              assertBatches(
-                  described,
-                  5,
-                  batch -> {
-                    long seconds = 2L * Integer.parseInt(batch.get(0).substring(1));
-                    return T0.plus(Duration.standardMinutes(seconds / 60)).toString();
-                  },
-                  expected);
+              assertBatches(described, 5, batch -> minuteOf(batch.get(0), 2), expected);
               return null;
             });
     p.run().waitUntilFinish();
