@@ -55,22 +55,46 @@ class RunnerDefaultsTest {
   void sparkLeavesRoomForTheParquetWritersInASmallHeapUnlessSet() {
     long gib = 1L << 30;
     Properties local = new Properties();
-    RunnerDefaults.sparkConf(2 * gib, local);
+    RunnerDefaults.sparkConf(2 * gib, "spark://master:7077", local);
     // (2048 - 300 - 1200) / (2048 - 300) MB = 0.313...
     assertThat(local).containsOnly(entry("spark.memory.fraction", "0.31"));
 
     Properties large = new Properties();
-    RunnerDefaults.sparkConf(8 * gib, large);
+    RunnerDefaults.sparkConf(8 * gib, "spark://master:7077", large);
     assertThat(large).containsEntry("spark.memory.fraction", "0.6");
 
     Properties tiny = new Properties();
-    RunnerDefaults.sparkConf(gib, tiny);
+    RunnerDefaults.sparkConf(gib, "spark://master:7077", tiny);
     assertThat(tiny).containsEntry("spark.memory.fraction", "0.1");
 
     Properties cluster = new Properties();
     cluster.setProperty("spark.memory.fraction", "0.5");
-    RunnerDefaults.sparkConf(2 * gib, cluster);
+    RunnerDefaults.sparkConf(2 * gib, "spark://master:7077", cluster);
     assertThat(cluster).containsOnly(entry("spark.memory.fraction", "0.5"));
+  }
+
+  @Test
+  void aLocalSparkMasterStartsNoWebUiUnlessAsked() {
+    long gib = 1L << 30;
+    Properties local = new Properties();
+    RunnerDefaults.sparkConf(2 * gib, "local[2]", local);
+    assertThat(local).containsEntry("spark.ui.enabled", "false");
+
+    Properties asked = new Properties();
+    asked.setProperty("spark.ui.enabled", "true");
+    RunnerDefaults.sparkConf(2 * gib, "local[2]", asked);
+    assertThat(asked).containsEntry("spark.ui.enabled", "true");
+
+    // spark-submit's master wins over the options' default (local[4])
+    Properties submitted = new Properties();
+    submitted.setProperty("spark.master", "spark://master:7077");
+    RunnerDefaults.sparkConf(2 * gib, "local[4]", submitted);
+    assertThat(submitted).doesNotContainKey("spark.ui.enabled");
+
+    Properties submittedLocal = new Properties();
+    submittedLocal.setProperty("spark.master", "local[2]");
+    RunnerDefaults.sparkConf(2 * gib, "spark://master:7077", submittedLocal);
+    assertThat(submittedLocal).containsEntry("spark.ui.enabled", "false");
   }
 
   @Test
