@@ -67,6 +67,9 @@ sql() { "${sql[@]}" "$@"; }
 
 # Untimed: the launcher's first pipeline command after a build records its class archive.
 ./medallion users --input='testdata/users/raw/*.ndjson' --lakehouse="$work/warm-up" > /dev/null 2>&1
+# and the first one on Spark records the archive of commands on Spark.
+./medallion run --runner=SparkRunner --sparkMaster='local[2]' --input=testdata/iot/events.ndjson \
+  --devices=testdata/devices.csv --lakehouse="$work/warm-up-spark" > /dev/null 2>&1
 
 run_id=$(date -u +%Y%m%dT%H%M%SZ)
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
