@@ -35,10 +35,11 @@ import org.joda.time.Instant;
 /**
  * Records keyed for a grouping, in batches: each bundle's records of one key and one window (taken
  * from their timestamps, {@link #into}, or the global window, {@link #inTheGlobalWindow}) are
- * encoded together, with the input's coder or one given ({@link #withCoder}), into one value of at
- * most {@link #MAX_RECORDS} records ({@link #withMaxRecords}; all the open batches are handed on
- * sooner when together they hold {@link #MAX_HELD}, {@link #withMaxHeld}), stamped at the end of
- * its window and put into it. {@link #decode} gives them back.
+ * encoded together, with the input's coder or one given ({@link #withCoder}, {@link
+ * #withBatchCoder}), into one value of at most {@link #MAX_RECORDS} records ({@link
+ * #withMaxRecords}; all the open batches are handed on sooner when together they hold {@link
+ * #MAX_HELD}, {@link #withMaxHeld}), stamped at the end of its window and put into it. {@link
+ * #decode} gives them back.
  *
  * <p>For a bounded input grouped by few keys. A grouping step costs the DirectRunner per value, not
  * per byte: it sets timers and holds for every value, and copies every value of a key through its
@@ -72,7 +73,8 @@ public final class KeyedBatches<T>
   private final SerializableFunction<T, String> key;
   private final int maxRecords;
   private final int maxHeld;
-  private final @Nullable Coder<T> coder;
+  // How a batch is encoded; null: a list of the input's records.
+  private final @Nullable Coder<List<T>> coder;
   // The windows of the batches; null: the global window.
   private final @Nullable Window<KV<String, byte[]>> into;
 
@@ -81,7 +83,7 @@ public final class KeyedBatches<T>
       @Nullable Window<KV<String, byte[]>> into,
       int maxRecords,
       int maxHeld,
-      @Nullable Coder<T> coder) {
+      @Nullable Coder<List<T>> coder) {
     this.key = key;
     this.into = into;
     this.maxRecords = maxRecords;
@@ -134,6 +136,15 @@ public final class KeyedBatches<T>
 
   /** The records encoded with {@code coder} instead of the input's coder. */
   public KeyedBatches<T> withCoder(Coder<T> coder) {
+    return withBatchCoder(ListCoder.of(coder));
+  }
+
+  /**
+   * Each batch encoded whole with {@code coder} (which may write what its records repeat once per
+   * batch), instead of as a list of records; {@link #decodeBatch} with the same coder gives them
+   * back.
+   */
+  public KeyedBatches<T> withBatchCoder(Coder<List<T>> coder) {
     return new KeyedBatches<>(key, into, maxRecords, maxHeld, coder);
   }
 
@@ -167,7 +178,7 @@ public final class KeyedBatches<T>
             ParDo.of(
                     new BatchFn<>(
                         key,
-                        ListCoder.of(coder == null ? records.getCoder() : coder),
+                        coder == null ? ListCoder.of(records.getCoder()) : coder,
                         maxRecords,
                         maxHeld,
                         into == null ? null : (PartitioningWindowFn<?, ?>) into.getWindowFn(),
@@ -205,8 +216,13 @@ public final class KeyedBatches<T>
 
   /** The records of a batch, in the order they came. */
   public static <T> List<T> decode(byte[] batch, Coder<T> coder) {
+    return decodeBatch(batch, ListCoder.of(coder));
+  }
+
+  /** The records of a batch encoded whole ({@link #withBatchCoder}), in the order they came. */
+  public static <T> List<T> decodeBatch(byte[] batch, Coder<List<T>> coder) {
     try {
-      return CoderUtils.decodeFromByteArray(ListCoder.of(coder), batch);
+      return CoderUtils.decodeFromByteArray(coder, batch);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -218,7 +234,7 @@ public final class KeyedBatches<T>
    */
   static final class BatchFn<T, R> extends DoFn<T, KV<String, byte[]>> {
     private final SerializableFunction<T, String> key;
-    private final ListCoder<T> coder;
+    private final Coder<List<T>> coder;
     private final int maxRecords;
     private final int maxHeld;
     private final @Nullable PartitioningWindowFn<?, ?> windows;
@@ -230,7 +246,7 @@ public final class KeyedBatches<T>
 
     BatchFn(
         SerializableFunction<T, String> key,
-        ListCoder<T> coder,
+        Coder<List<T>> coder,
         int maxRecords,
         int maxHeld,
         @Nullable PartitioningWindowFn<?, ?> windows,

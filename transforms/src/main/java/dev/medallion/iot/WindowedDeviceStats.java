@@ -416,11 +416,11 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     static Collection<DeviceRecords> ofBatches(CoGbkResult group) {
       List<SensorReading> readings = new ArrayList<>();
       for (byte[] batch : group.getAll(READING_BATCHES_SIDE)) {
-        readings.addAll(KeyedBatches.decode(batch, IotRecordCoders.READING));
+        readings.addAll(KeyedBatches.decodeBatch(batch, IotRecordCoders.READING_BATCH));
       }
       List<Heartbeat> heartbeats = new ArrayList<>();
       for (byte[] batch : group.getAll(HEARTBEAT_BATCHES_SIDE)) {
-        heartbeats.addAll(KeyedBatches.decode(batch, IotRecordCoders.HEARTBEAT));
+        heartbeats.addAll(KeyedBatches.decodeBatch(batch, IotRecordCoders.HEARTBEAT_BATCH));
       }
       return of(readings, heartbeats);
     }
@@ -470,13 +470,13 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
           readings.apply(
               "BatchReadingsByDevice",
               KeyedBatches.into(readingKey, this.<KV<String, byte[]>>minuteWindows())
-                  .withCoder(IotRecordCoders.READING)
+                  .withBatchCoder(IotRecordCoders.READING_BATCH)
                   .rejecting(READINGS_TOO_LATE, lateReading));
       PCollectionTuple h =
           heartbeats.apply(
               "BatchHeartbeatsByDevice",
               KeyedBatches.into(heartbeatKey, this.<KV<String, byte[]>>minuteWindows())
-                  .withCoder(IotRecordCoders.HEARTBEAT)
+                  .withBatchCoder(IotRecordCoders.HEARTBEAT_BATCH)
                   .rejecting(HEARTBEATS_TOO_LATE, lateHeartbeat));
       PCollection<KV<String, CoGbkResult>> joined =
           KeyedPCollectionTuple.of(READING_BATCHES_SIDE, r.get(KeyedBatches.BATCHES))

@@ -10,7 +10,6 @@ import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.IterableCoder;
 import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.ListCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.testing.PAssert;
@@ -140,7 +139,7 @@ class GoldFailsafeTest {
   void aStreamDeviceWhoseRowThrowsIsQuarantinedAndGivesItsSiteNothing(TestPipeline p)
       throws Exception {
     SensorReading r = Events.reading("dev-0001", "temperature", 21.5, "2026-11-29T10:15:10Z", null);
-    byte[] batch = CoderUtils.encodeToByteArray(ListCoder.of(IotRecordCoders.READING), List.of(r));
+    byte[] batch = CoderUtils.encodeToByteArray(IotRecordCoders.READING_BATCH, List.of(r));
     CoGbkResult group =
         CoGbkResult.of(WindowedDeviceStats.READING_BATCHES_SIDE, List.of(batch))
             .and(WindowedDeviceStats.HEARTBEAT_BATCHES_SIDE, List.<byte[]>of());

@@ -3,10 +3,12 @@ package dev.medallion.iot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.medallion.core.RawEvent;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.ListCoder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.schemas.SchemaCoder;
 import org.apache.beam.sdk.schemas.SchemaRegistry;
@@ -65,6 +67,47 @@ class IotRecordCodersTest {
     assertThat(silver.get(ValidateAndEnrich.READINGS).getCoder()).isSameAs(IotRecordCoders.READING);
     assertThat(silver.get(ValidateAndEnrich.HEARTBEATS).getCoder())
         .isSameAs(IotRecordCoders.HEARTBEAT);
+  }
+
+  /**
+   * Gold's batches: records with every field and with their nullable fields null, several sharing
+   * their text, come back equal and in order; each distinct string is written once per batch, so a
+   * batch of one device's readings is smaller than the same readings encoded one by one.
+   */
+  @Test
+  void batchesComeBackEqualAndWriteRepeatedTextOnce() throws Exception {
+    Schema readingSchema = SCHEMAS.getSchema(SensorReading.class);
+    SensorReading full = record(SensorReading.class, readingSchema, false);
+    SensorReading sparse = record(SensorReading.class, readingSchema, true);
+    List<SensorReading> readings =
+        List.of(full, sparse, readingWithPayload("{\"a\":1}"), full, readingWithPayload("é"));
+    assertThat(roundTrip(IotRecordCoders.READING_BATCH, readings)).isEqualTo(readings);
+    assertThat(roundTrip(IotRecordCoders.READING_BATCH, List.of())).isEmpty();
+
+    Schema heartbeatSchema = SCHEMAS.getSchema(Heartbeat.class);
+    List<Heartbeat> heartbeats =
+        List.of(
+            record(Heartbeat.class, heartbeatSchema, true),
+            record(Heartbeat.class, heartbeatSchema, false),
+            record(Heartbeat.class, heartbeatSchema, true));
+    assertThat(roundTrip(IotRecordCoders.HEARTBEAT_BATCH, heartbeats)).isEqualTo(heartbeats);
+
+    List<SensorReading> sameDevice = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      sameDevice.add(readingWithPayload("{\"seq\":" + i + "}"));
+    }
+    int batch = CoderUtils.encodeToByteArray(IotRecordCoders.READING_BATCH, sameDevice).length;
+    int oneByOne =
+        CoderUtils.encodeToByteArray(ListCoder.of(IotRecordCoders.READING), sameDevice).length;
+    assertThat(batch).isLessThan(oneByOne / 2);
+  }
+
+  private static SensorReading readingWithPayload(String payload) throws Exception {
+    Row row =
+        Row.fromRow(recordRow(SCHEMAS.getSchema(SensorReading.class), false))
+            .withFieldValue("raw_payload", payload)
+            .build();
+    return SCHEMAS.getFromRowFunction(SensorReading.class).apply(row);
   }
 
   @SuppressWarnings("unchecked") // the row functions of the coder's own type
