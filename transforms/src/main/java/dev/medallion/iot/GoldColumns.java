@@ -78,9 +78,10 @@ public final class GoldColumns {
   static Row row(
       Schema schema, Row fixed, Map<String, MinuteStats.TypeStats> byType, SensorCatalog catalog) {
     List<Object> values = new ArrayList<>(schema.getFieldCount());
-    for (Schema.Field f : fixed.getSchema().getFields()) {
-      values.add(fixed.getValue(f.getName()));
-      if (f.getName().equals("reading_count")) {
+    List<Schema.Field> fields = fixed.getSchema().getFields();
+    for (int i = 0; i < fields.size(); i++) {
+      values.add(fixed.getValue(i)); // by name, Beam resolves the name anew for every row
+      if (fields.get(i).getName().equals("reading_count")) {
         for (SensorCatalog.Sensor s : catalog.sensors()) {
           MinuteStats.TypeStats t = byType.get(s.type());
           for (String a : s.gold()) {
