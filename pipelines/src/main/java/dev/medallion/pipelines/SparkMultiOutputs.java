@@ -1,5 +1,6 @@
 package dev.medallion.pipelines;
 
+import dev.medallion.core.CoderInRuns;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -7,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.lang.reflect.Constructor;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -31,6 +33,7 @@ import org.apache.beam.sdk.util.construction.SplittableParDoNaiveBounded;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.beam.sdk.values.WindowedValues;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FlatMapFunction;
@@ -54,7 +57,9 @@ import scala.Tuple2;
  * <p>Here each element is encoded once with its output's coder into chunks of about {@link
  * #CHUNK_BYTES} (output index, length, bytes), the chunks are kept at the job's storage level, and
  * each reader skips the other outputs' elements by their length and decodes only its own. What is
- * run and kept, and when, is as before: the step runs once per part of its input.
+ * run and kept, and when, is as before: the step runs once per part of its input. A value coder
+ * that can write its values in runs ({@link CoderInRuns}) writes an output's repeated text once per
+ * chunk ({@link #forOneChunk}).
  *
  * <p>The runner's translator of {@code ParDo} is wrapped (its table is private: reached by
  * reflection, as {@link SparkStageNames} does); the wrapper hands every other case to it unchanged:
@@ -199,6 +204,21 @@ final class SparkMultiOutputs {
     }
   }
 
+  /**
+   * The coder of one chunk's elements of an output: where the values' coder can write them in runs
+   * ({@link CoderInRuns}: Bronze's events, Silver's readings and heartbeats), the text they repeat
+   * is written once per chunk and output; otherwise {@code coder} itself. A chunk's elements of one
+   * output are encoded, and decoded by that output's reader, in the same order.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static <W> Coder<W> forOneChunk(Coder<W> coder) {
+    if (coder instanceof WindowedValues.WindowedValueCoder<?> windowed
+        && windowed.getValueCoder() instanceof CoderInRuns<?> runs) {
+      return (Coder) windowed.withValueCoder(runs.forOneRun());
+    }
+    return coder;
+  }
+
   /** A part's elements, each as (output index, length, encoded bytes), in chunks. */
   static final class Pack
       implements FlatMapFunction<Iterator<Tuple2<TupleTag<?>, WindowedValue<?>>>, byte[]> {
@@ -220,6 +240,9 @@ final class SparkMultiOutputs {
       return new Iterator<>() {
         private final ChunkOutput element = new ChunkOutput(1 << 10);
         private final ChunkOutput chunk = new ChunkOutput(CHUNK_BYTES + (64 << 10));
+        // Each output's coder of this chunk (forOneChunk), made at its first element.
+        private final List<@Nullable Coder<WindowedValue<?>>> inChunk =
+            new ArrayList<>(Collections.nCopies(coders.size(), null));
 
         @Override
         public boolean hasNext() {
@@ -232,6 +255,7 @@ final class SparkMultiOutputs {
             throw new NoSuchElementException();
           }
           chunk.reset();
+          Collections.fill(inChunk, null);
           try {
             while (elements.hasNext() && chunk.size() < CHUNK_BYTES) {
               Tuple2<TupleTag<?>, WindowedValue<?>> e = elements.next();
@@ -240,7 +264,12 @@ final class SparkMultiOutputs {
                 continue; // an output no step reads
               }
               element.reset();
-              coders.get(i).encode(e._2(), element);
+              Coder<WindowedValue<?>> coder = inChunk.get(i);
+              if (coder == null) {
+                coder = forOneChunk(coders.get(i));
+                inChunk.set(i, coder);
+              }
+              coder.encode(e._2(), element);
               VarInt.encode(i, chunk);
               VarInt.encode(element.size(), chunk);
               element.writeTo(chunk);
@@ -269,6 +298,7 @@ final class SparkMultiOutputs {
     public Iterator<WindowedValue<T>> call(Iterator<byte[]> chunks) {
       return new Iterator<>() {
         private @Nullable ChunkInput chunk;
+        private Coder<WindowedValue<T>> inChunk = coder;
         private @Nullable WindowedValue<T> next;
 
         @Override
@@ -280,6 +310,7 @@ final class SparkMultiOutputs {
                   return false;
                 }
                 chunk = new ChunkInput(chunks.next());
+                inChunk = forOneChunk(coder);
                 continue;
               }
               int i = VarInt.decodeInt(chunk);
@@ -289,7 +320,7 @@ final class SparkMultiOutputs {
                 continue;
               }
               int before = chunk.available();
-              next = coder.decode(chunk);
+              next = inChunk.decode(chunk);
               if (before - chunk.available() != length) {
                 throw new IllegalStateException(
                     "output "

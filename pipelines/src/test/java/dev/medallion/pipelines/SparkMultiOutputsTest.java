@@ -2,20 +2,33 @@ package dev.medallion.pipelines;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.medallion.core.CoderInRuns;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.beam.runners.spark.SparkContextOptions;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.coders.AtomicCoder;
+import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
+import org.apache.beam.sdk.util.VarInt;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
+import org.apache.beam.sdk.values.WindowedValue;
+import org.apache.beam.sdk.values.WindowedValues;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.junit.jupiter.api.Test;
 
@@ -88,5 +101,104 @@ class SparkMultiOutputsTest {
     } finally {
       spark.stop();
     }
+  }
+
+  /**
+   * A value coder that writes a string once per run ({@link CoderInRuns}), each later time as its
+   * number: a reader that decoded with another run's table, or without one, gets other strings.
+   */
+  static final class TextInRuns extends AtomicCoder<String> implements CoderInRuns<String> {
+    @Override
+    public void encode(String value, OutputStream out) throws IOException {
+      StringUtf8Coder.of().encode(value, out);
+    }
+
+    @Override
+    public String decode(InputStream in) throws IOException {
+      return StringUtf8Coder.of().decode(in);
+    }
+
+    @Override
+    public Coder<String> forOneRun() {
+      return new AtomicCoder<>() {
+        private final Map<String, Integer> numbers = new HashMap<>();
+        private final List<String> strings = new ArrayList<>();
+
+        @Override
+        public void encode(String value, OutputStream out) throws IOException {
+          Integer known = numbers.get(value);
+          VarInt.encode(known == null ? 0 : known, out);
+          if (known == null) {
+            numbers.put(value, numbers.size() + 1);
+            StringUtf8Coder.of().encode(value, out);
+          }
+        }
+
+        @Override
+        public String decode(InputStream in) throws IOException {
+          int number = VarInt.decodeInt(in);
+          if (number > 0) {
+            return strings.get(number - 1);
+          }
+          String value = StringUtf8Coder.of().decode(in);
+          strings.add(value);
+          return value;
+        }
+      };
+    }
+  }
+
+  /**
+   * Outputs whose coder writes in runs: each output's repeated text once per chunk, and each reader
+   * gets its own elements back over many chunks, the other outputs' skipped.
+   */
+  @Test
+  void outputsWrittenInRunsComeBackWholeOverManyChunks() {
+    assertThat(SparkStageNames.install()).isTrue();
+    int n = 30_000;
+    // few distinct texts in no order, so most elements are a back-reference to another place in
+    // each chunk, and some are longer than a chunk
+    List<String> input =
+        new Random(42).ints(n, 0, 900).mapToObj(SparkMultiOutputsTest::element).toList();
+    List<String> kept = new ArrayList<>();
+    List<String> rejected = new ArrayList<>();
+    for (String e : input) {
+      int i = Integer.parseInt(e.substring(0, e.indexOf('-')));
+      if (i % 3 == 0) {
+        kept.add(e);
+      } else if (i % 3 == 1) {
+        rejected.add("rejected " + e);
+      }
+    }
+    JavaSparkContext spark = LocalSpark.start("local[2]", "multi-outputs-in-runs");
+    try {
+      SparkContextOptions options = LocalSpark.options(spark);
+      options.setStorageLevel("DISK_ONLY");
+      Pipeline p = Pipeline.create(options);
+      PCollectionTuple split =
+          p.apply("Elements", Create.of(input).withCoder(new TextInRuns()))
+              .apply(
+                  "Split",
+                  ParDo.of(new SplitFn())
+                      .withOutputTags(KEPT, TupleTagList.of(REJECTED).and(UNREAD)));
+      split.get(KEPT).setCoder(new TextInRuns());
+      split.get(REJECTED).setCoder(new TextInRuns());
+      split.get(UNREAD).setCoder(new TextInRuns());
+      PAssert.that(split.get(KEPT)).containsInAnyOrder(kept);
+      PAssert.that(split.get(REJECTED)).containsInAnyOrder(rejected);
+      p.run().waitUntilFinish();
+    } finally {
+      spark.stop();
+    }
+  }
+
+  @Test
+  void onlyAValueCoderThatWritesInRunsGetsACoderPerChunk() {
+    Coder<WindowedValue<String>> inRuns =
+        WindowedValues.getFullCoder(new TextInRuns(), GlobalWindow.Coder.INSTANCE);
+    Coder<WindowedValue<String>> plain =
+        WindowedValues.getFullCoder(StringUtf8Coder.of(), GlobalWindow.Coder.INSTANCE);
+    assertThat(SparkMultiOutputs.forOneChunk(inRuns)).isNotSameAs(inRuns);
+    assertThat(SparkMultiOutputs.forOneChunk(plain)).isSameAs(plain);
   }
 }

@@ -1,5 +1,6 @@
 package dev.medallion.iot;
 
+import dev.medallion.core.CoderInRuns;
 import dev.medallion.core.OwnFormatSchemaCoder;
 import java.io.EOFException;
 import java.io.IOException;
@@ -42,7 +43,8 @@ import org.joda.time.Instant;
 final class IotRecordCoders {
   private IotRecordCoders() {}
 
-  static final SchemaCoder<BronzeEvent> BRONZE = new BronzeCoder();
+  static final SchemaCoder<BronzeEvent> BRONZE =
+      new FormatCoder<>(BronzeEvent.class, BronzeFormat.INSTANCE);
   static final SchemaCoder<SensorReading> READING =
       new FormatCoder<>(SensorReading.class, ReadingFormat.INSTANCE);
   static final SchemaCoder<Heartbeat> HEARTBEAT =
@@ -54,23 +56,22 @@ final class IotRecordCoders {
   /** Gold's batches of heartbeats: see {@link BatchCoder}. */
   static final Coder<List<Heartbeat>> HEARTBEAT_BATCH = new BatchCoder<>(HeartbeatFormat.INSTANCE);
 
-  private static final class BronzeCoder extends OwnFormatSchemaCoder<BronzeEvent> {
-    private static final long serialVersionUID = 1L;
-
-    BronzeCoder() {
-      super(BronzeEvent.class);
-    }
+  /**
+   * A Bronze event's fields; its kind's, device's, source's and sensor's text through {@code
+   * strings}.
+   */
+  private enum BronzeFormat implements Format<BronzeEvent> {
+    INSTANCE;
 
     @Override
-    public void encode(BronzeEvent e, OutputStream os) throws IOException {
-      Out out = new Out();
-      writeString(out, e.getEventKind());
-      writeString(out, e.getDeviceId());
+    public void write(BronzeEvent e, Out out, Strings strings) {
+      strings.write(out, e.getEventKind());
+      strings.write(out, e.getDeviceId());
       out.writeLong(e.getEventTs().getMillis());
       writeString(out, e.getRawPayload());
-      writeString(out, e.getSource());
-      writeString(out, e.getSourceKind());
-      writeString(out, e.getSourceName());
+      strings.write(out, e.getSource());
+      strings.write(out, e.getSourceKind());
+      strings.write(out, e.getSourceName());
       Integer partition = e.getSourcePartition();
       out.writeBoolean(partition != null);
       if (partition != null) {
@@ -80,58 +81,65 @@ final class IotRecordCoders {
       writeNullableInstant(out, e.getReceivedAt());
       out.writeLong(e.getIngestTs().getMillis());
       out.writeInt(e.getSchemaVersion());
-      writeString(out, e.getDate());
+      strings.write(out, e.getDate());
       out.writeInt(e.getHour());
-      writeNullableString(out, e.getSensorType());
+      writeNullableString(out, e.getSensorType(), strings);
       writeNullableDouble(out, e.getValue());
-      writeNullableString(out, e.getUnit());
+      writeNullableString(out, e.getUnit(), strings);
       writeNullableLong(out, e.getSeq());
       writeNullableDouble(out, e.getBatteryPct());
       writeNullableLong(out, e.getRssiDbm());
-      writeNullableString(out, e.getStatus());
-      writeNullableString(out, e.getTypeErrors());
-      writeNullableString(out, e.getExtra());
-      out.writeTo(os);
+      writeNullableString(out, e.getStatus(), strings);
+      writeNullableString(out, e.getTypeErrors(), Strings.PLAIN);
+      writeNullableString(out, e.getExtra(), Strings.PLAIN);
     }
 
     @Override
-    public BronzeEvent decode(InputStream is) throws IOException {
-      In in = In.of(is);
+    public BronzeEvent read(In in, Strings strings) {
       return new AutoValue_BronzeEvent(
-          readString(in),
-          readString(in),
+          strings.read(in),
+          strings.read(in),
           new Instant(in.readLong()),
           readString(in),
-          readString(in),
-          readString(in),
-          readString(in),
+          strings.read(in),
+          strings.read(in),
+          strings.read(in),
           in.readBoolean() ? in.readInt() : null,
           in.readLong(),
           readNullableInstant(in),
           new Instant(in.readLong()),
           in.readInt(),
-          readString(in),
+          strings.read(in),
           in.readInt(),
-          readNullableString(in),
+          readNullableString(in, strings),
           readNullableDouble(in),
-          readNullableString(in),
+          readNullableString(in, strings),
           readNullableLong(in),
           readNullableDouble(in),
           readNullableLong(in),
-          readNullableString(in),
-          readNullableString(in),
-          readNullableString(in));
+          readNullableString(in, strings),
+          readNullableString(in, Strings.PLAIN),
+          readNullableString(in, Strings.PLAIN));
     }
   }
 
-  /** A record's coder: its fields ({@code format}), its text as it is. */
-  private static final class FormatCoder<T> extends OwnFormatSchemaCoder<T> {
+  /**
+   * A record's coder: its fields ({@code format}), its text as it is; in a run ({@link
+   * CoderInRuns}), its repeated text once per run ({@link Table}).
+   */
+  private static final class FormatCoder<T> extends OwnFormatSchemaCoder<T>
+      implements CoderInRuns<T> {
     private static final long serialVersionUID = 1L;
     private final Format<T> format;
 
     FormatCoder(Class<T> type, Format<T> format) {
       super(type);
       this.format = format;
+    }
+
+    @Override
+    public Coder<T> forOneRun() {
+      return new RunCoder<>(format);
     }
 
     @Override
@@ -352,6 +360,29 @@ final class IotRecordCoders {
     }
   }
 
+  /** The records of one run ({@link FormatCoder#forOneRun}), their repeated text once. */
+  private static final class RunCoder<T> extends CustomCoder<T> {
+    private static final long serialVersionUID = 1L;
+    private final Format<T> format;
+    private final Table table = new Table();
+
+    RunCoder(Format<T> format) {
+      this.format = format;
+    }
+
+    @Override
+    public void encode(T record, OutputStream os) throws IOException {
+      Out out = new Out();
+      format.write(record, out, table);
+      out.writeTo(os);
+    }
+
+    @Override
+    public T decode(InputStream is) throws IOException {
+      return format.read(In.of(is), table);
+    }
+  }
+
   /** A record's bytes, written into a growing array, then to the stream after their length. */
   private static final class Out {
     private byte[] buf = new byte[256];
@@ -476,19 +507,11 @@ final class IotRecordCoders {
     return in.readString();
   }
 
-  private static void writeNullableString(Out out, @Nullable String s) {
-    writeNullableString(out, s, Strings.PLAIN);
-  }
-
   private static void writeNullableString(Out out, @Nullable String s, Strings strings) {
     out.writeBoolean(s != null);
     if (s != null) {
       strings.write(out, s);
     }
-  }
-
-  private static @Nullable String readNullableString(In in) {
-    return readNullableString(in, Strings.PLAIN);
   }
 
   private static @Nullable String readNullableString(In in, Strings strings) {
