@@ -63,31 +63,10 @@ class SparkMultiOutputsTest {
   @Test
   void eachReaderOfAMultiOutputStepGetsItsOwnElementsFromThePackedChunks() {
     assertThat(SparkStageNames.install()).isTrue();
-    int n = 3000;
-    List<String> input = IntStream.range(0, n).mapToObj(i -> element(i)).toList();
-    List<String> kept = new ArrayList<>();
-    List<String> rejected = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      if (i % 3 == 0) {
-        kept.add(element(i));
-      } else if (i % 3 == 1) {
-        rejected.add("rejected " + element(i));
-      }
-    }
+    List<String> input = IntStream.range(0, 3000).mapToObj(i -> element(i)).toList();
     JavaSparkContext spark = LocalSpark.start("local[2]", "multi-outputs");
     try {
-      SparkContextOptions options = LocalSpark.options(spark);
-      options.setStorageLevel("DISK_ONLY");
-      Pipeline p = Pipeline.create(options);
-      PCollectionTuple split =
-          p.apply("Elements", Create.of(input).withCoder(StringUtf8Coder.of()))
-              .apply(
-                  "Split",
-                  ParDo.of(new SplitFn())
-                      .withOutputTags(KEPT, TupleTagList.of(REJECTED).and(UNREAD)));
-      PAssert.that(split.get(KEPT)).containsInAnyOrder(kept);
-      PAssert.that(split.get(REJECTED)).containsInAnyOrder(rejected);
-      p.run().waitUntilFinish();
+      splitAndCheck(spark, input, StringUtf8Coder.of());
 
       // What the runner kept of the step is the packed chunks (byte arrays), not its objects
       // (Spark also keeps the shuffles of PAssert's groupings, made elsewhere).
@@ -155,11 +134,24 @@ class SparkMultiOutputsTest {
   @Test
   void outputsWrittenInRunsComeBackWholeOverManyChunks() {
     assertThat(SparkStageNames.install()).isTrue();
-    int n = 30_000;
     // few distinct texts in no order, so most elements are a back-reference to another place in
     // each chunk, and some are longer than a chunk
     List<String> input =
-        new Random(42).ints(n, 0, 900).mapToObj(SparkMultiOutputsTest::element).toList();
+        new Random(42).ints(30_000, 0, 900).mapToObj(SparkMultiOutputsTest::element).toList();
+    JavaSparkContext spark = LocalSpark.start("local[2]", "multi-outputs-in-runs");
+    try {
+      splitAndCheck(spark, input, new TextInRuns());
+    } finally {
+      spark.stop();
+    }
+  }
+
+  /**
+   * {@link SplitFn} of {@code input} on {@code spark} (every output of {@code coder}), the step
+   * kept on disk: each reader gets exactly its own elements.
+   */
+  private static void splitAndCheck(
+      JavaSparkContext spark, List<String> input, Coder<String> coder) {
     List<String> kept = new ArrayList<>();
     List<String> rejected = new ArrayList<>();
     for (String e : input) {
@@ -170,26 +162,21 @@ class SparkMultiOutputsTest {
         rejected.add("rejected " + e);
       }
     }
-    JavaSparkContext spark = LocalSpark.start("local[2]", "multi-outputs-in-runs");
-    try {
-      SparkContextOptions options = LocalSpark.options(spark);
-      options.setStorageLevel("DISK_ONLY");
-      Pipeline p = Pipeline.create(options);
-      PCollectionTuple split =
-          p.apply("Elements", Create.of(input).withCoder(new TextInRuns()))
-              .apply(
-                  "Split",
-                  ParDo.of(new SplitFn())
-                      .withOutputTags(KEPT, TupleTagList.of(REJECTED).and(UNREAD)));
-      split.get(KEPT).setCoder(new TextInRuns());
-      split.get(REJECTED).setCoder(new TextInRuns());
-      split.get(UNREAD).setCoder(new TextInRuns());
-      PAssert.that(split.get(KEPT)).containsInAnyOrder(kept);
-      PAssert.that(split.get(REJECTED)).containsInAnyOrder(rejected);
-      p.run().waitUntilFinish();
-    } finally {
-      spark.stop();
+    SparkContextOptions options = LocalSpark.options(spark);
+    options.setStorageLevel("DISK_ONLY");
+    Pipeline p = Pipeline.create(options);
+    PCollectionTuple split =
+        p.apply("Elements", Create.of(input).withCoder(coder))
+            .apply(
+                "Split",
+                ParDo.of(new SplitFn())
+                    .withOutputTags(KEPT, TupleTagList.of(REJECTED).and(UNREAD)));
+    for (TupleTag<String> output : List.of(KEPT, REJECTED, UNREAD)) {
+      split.get(output).setCoder(coder);
     }
+    PAssert.that(split.get(KEPT)).containsInAnyOrder(kept);
+    PAssert.that(split.get(REJECTED)).containsInAnyOrder(rejected);
+    p.run().waitUntilFinish();
   }
 
   @Test
