@@ -35,7 +35,7 @@ import org.joda.time.Instant;
 /**
  * Records keyed for a grouping, in batches: each bundle's records of one key and one window (taken
  * from their timestamps, {@link #into}, or the global window, {@link #inTheGlobalWindow}) are
- * encoded together, with the input's coder or one given ({@link #withCoder}, {@link
+ * encoded together, as a list of the input's records or with a coder of the batch ({@link
  * #withBatchCoder}), into one value of at most {@link #MAX_RECORDS} records ({@link
  * #withMaxRecords}; all the open batches are handed on sooner when together they hold {@link
  * #MAX_HELD}, {@link #withMaxHeld}), stamped at the end of its window and put into it. {@link
@@ -134,15 +134,10 @@ public final class KeyedBatches<T>
     return new KeyedBatches<>(key, into, maxRecords, max, coder);
   }
 
-  /** The records encoded with {@code coder} instead of the input's coder. */
-  public KeyedBatches<T> withCoder(Coder<T> coder) {
-    return withBatchCoder(ListCoder.of(coder));
-  }
-
   /**
    * Each batch encoded whole with {@code coder} (which may write what its records repeat once per
-   * batch), instead of as a list of records; {@link #decodeBatch} with the same coder gives them
-   * back.
+   * batch), instead of as a list of the input's records; {@link #decodeBatch} with the same coder
+   * gives them back.
    */
   public KeyedBatches<T> withBatchCoder(Coder<List<T>> coder) {
     return new KeyedBatches<>(key, into, maxRecords, maxHeld, coder);
