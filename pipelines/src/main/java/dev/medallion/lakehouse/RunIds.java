@@ -21,8 +21,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * twice on one lakehouse would mix two runs. Each run claims its id with a marker under {@code
  * _runs/} ({@code started …}, then {@code ended …}); an id that was already used there, or that
  * names files of an older lakehouse, is refused with a message saying what to do. A marker still
- * {@code started} when no run is live names a run that was killed or failed: its uncommitted files
- * are deleted by {@link #discardUnfinished}.
+ * {@code started} when no run is live names a run that was killed: its uncommitted files are
+ * deleted by {@link #discardUnfinished}. A run that failed deletes its own ({@link #abandon}) and
+ * is marked {@code failed}; the next run deletes what was written after that.
  */
 public final class RunIds {
   private RunIds() {}
@@ -83,6 +84,16 @@ public final class RunIds {
     write(lake, runId, "ended " + Instant.now() + "\n");
   }
 
+  /**
+   * After a failed run: deletes the files it wrote and did not commit, and marks it {@code failed}.
+   * The next run deletes once more what such a run's work finished after this (a task on a
+   * cluster's executor that was still writing), in {@link #discardUnfinished}.
+   */
+  public static void abandon(Lakehouse lake, LakeTables tables, String runId) throws IOException {
+    discard(tables, runId);
+    write(lake, runId, "failed " + Instant.now() + " on " + host() + "\n");
+  }
+
   private static void write(Lakehouse lake, String runId, String text) throws IOException {
     try (OutputStream o =
         Channels.newOutputStream(
@@ -127,6 +138,14 @@ public final class RunIds {
         continue;
       }
       String marker = read(md);
+      if (marker.startsWith("failed")) {
+        // Its files were deleted when it failed; what its work finished later goes now.
+        if (discard(tables, runId) > 0) {
+          discarded.add(runId);
+        }
+        end(lake, runId);
+        continue;
+      }
       if (!marker.startsWith("started")) {
         continue;
       }
@@ -154,13 +173,14 @@ public final class RunIds {
     return m.find() ? List.of(m.group(1).split(",")) : LakehouseLock.LAYERS;
   }
 
-  /** Deletes the files run {@code runId} wrote that no commit of it holds. */
-  public static void discard(LakeTables tables, String runId) throws IOException {
+  /** Deletes the files run {@code runId} wrote that no commit of it holds; returns how many. */
+  public static int discard(LakeTables tables, String runId) throws IOException {
     List<ResourceId> orphans = new ArrayList<>();
     for (String f : tables.uncommittedFilesOf(runId)) {
       orphans.add(FileSystems.matchNewResource(f, false));
     }
     FileSystems.delete(orphans, MoveOptions.StandardMoveOptions.IGNORE_MISSING_FILES);
+    return orphans.size();
   }
 
   private static String read(MatchResult.Metadata marker) throws IOException {

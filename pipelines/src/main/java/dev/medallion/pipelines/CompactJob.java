@@ -71,8 +71,7 @@ public final class CompactJob {
           throw new MedallionException("the job ended " + result.getState() + "; nothing changed");
         }
       } catch (RuntimeException e) {
-        RunIds.discard(tables, o.getRunId());
-        RunIds.end(lake, o.getRunId());
+        RunIds.abandon(lake, tables, o.getRunId());
         throw e;
       }
       for (Map.Entry<Catalog.Table, Map<String, List<String>>> e : work.entrySet()) {

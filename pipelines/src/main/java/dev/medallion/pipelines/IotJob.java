@@ -160,7 +160,8 @@ public final class IotJob {
     }
     List<String> discarded = RunIds.discardUnfinished(lake, tables, runId, lock);
     if (!discarded.isEmpty()) {
-      System.err.println(name + ": removed the uncommitted files of killed run(s) " + discarded);
+      System.err.println(
+          name + ": removed the uncommitted files of killed or failed run(s) " + discarded);
     }
     if (options.getReingest() && stage != Stage.ALL) {
       throw new IllegalArgumentException(
@@ -209,8 +210,7 @@ public final class IotJob {
       try {
         reingest = IotReingest.of(input.reingested(), tables, runId, name);
       } catch (IOException | RuntimeException e) {
-        RunIds.discard(tables, runId);
-        RunIds.end(lake, runId);
+        RunIds.abandon(lake, tables, runId);
         throw e;
       }
     }
@@ -223,8 +223,7 @@ public final class IotJob {
       build(p, stage, options, files, tables, streams, reingest, seed);
     } catch (RuntimeException e) {
       if (reingest != IotReingest.NONE) {
-        RunIds.discard(tables, runId);
-        RunIds.end(lake, runId);
+        RunIds.abandon(lake, tables, runId);
       }
       throw e;
     }
@@ -239,8 +238,7 @@ public final class IotJob {
       result = runWithProgress(p, stage, options, tables, runId, streams);
     } catch (RuntimeException e) {
       if (!streams) {
-        RunIds.discard(tables, runId);
-        RunIds.end(lake, runId);
+        RunIds.abandon(lake, tables, runId);
       }
       // A stream's commits may still be finishing in the job's threads: its marker stays
       // started, and the next writing run deletes what it left uncommitted.
@@ -260,8 +258,7 @@ public final class IotJob {
         try {
           counts = countedInFiles(stage, counts, tables, runId, false, System.err);
         } catch (IOException | RuntimeException e) {
-          RunIds.discard(tables, runId);
-          RunIds.end(lake, runId);
+          RunIds.abandon(lake, tables, runId);
           throw e;
         }
       }

@@ -46,7 +46,8 @@ public final class Progress {
 
   /**
    * Runs {@code pipeline} and waits for its end, with the live progress line on stderr meanwhile. A
-   * failed job throws (Beam's exception), as {@code waitUntilFinish} does.
+   * failed job throws (Beam's exception), as {@code waitUntilFinish} does, once none of its work is
+   * still running in this JVM ({@link RunnerWorkers#stopAfterFailure}).
    */
   public static PipelineResult runAndWait(Pipeline pipeline) {
     return runAndWait(pipeline, null, null);
@@ -62,18 +63,33 @@ public final class Progress {
   static PipelineResult runAndWait(
       Pipeline pipeline, @Nullable KafkaLag lag, @Nullable Supplier<Map<String, Long>> written) {
     boolean spark = RunnerDefaults.isSpark(pipeline.getOptions());
-    PipelineResult result = pipeline.run();
+    PipelineResult result;
+    try {
+      result = pipeline.run();
+    } catch (RuntimeException | Error e) {
+      RunnerWorkers.stopAfterFailure(null, RunnerWorkers.WAIT_MILLIS);
+      throw e;
+    }
     Progress progress = new Progress(result, lag, spark ? written : null);
     progress.thread.start();
+    boolean done = false;
     try {
-      if (SparkStreamingEnd.applies(result)) {
-        return SparkStreamingEnd.await(result, settle(pipeline));
+      PipelineResult ended =
+          SparkStreamingEnd.applies(result)
+              ? SparkStreamingEnd.await(result, settle(pipeline))
+              : result;
+      if (ended == result) {
+        result.waitUntilFinish();
       }
-      result.waitUntilFinish();
-      return result;
+      done = ended.getState() == PipelineResult.State.DONE;
+      return ended;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } finally {
+      if (!done) {
+        // The caller deletes what a failed job wrote: nothing of the job may still be writing.
+        RunnerWorkers.stopAfterFailure(result, RunnerWorkers.WAIT_MILLIS);
+      }
       progress.stop();
     }
   }

@@ -66,7 +66,7 @@ public final class UserFeaturesJob {
     }
     List<String> discarded = RunIds.discardUnfinished(lake, tables, runId);
     if (!discarded.isEmpty()) {
-      System.err.println("removed the uncommitted files of killed run(s) " + discarded);
+      System.err.println("removed the uncommitted files of killed or failed run(s) " + discarded);
     }
     Map<String, String> matching = InputFiles.versions(o.getInput());
     if (matching.isEmpty()) {
@@ -86,8 +86,7 @@ public final class UserFeaturesJob {
       try {
         reingest = Reingest.of(input.reingested(), tables, runId);
       } catch (IOException | RuntimeException e) {
-        RunIds.discard(tables, runId);
-        RunIds.end(lake, runId);
+        RunIds.abandon(lake, tables, runId);
         throw e;
       }
     }
@@ -106,16 +105,14 @@ public final class UserFeaturesJob {
       }
     } catch (RuntimeException e) {
       // Nothing half-done: nothing is committed, and the files this run wrote go.
-      RunIds.discard(tables, runId);
-      RunIds.end(lake, runId);
+      RunIds.abandon(lake, tables, runId);
       throw e;
     }
     Map<String, Long> counts;
     try {
       counts = countedInFiles(Progress.counters(result), tables, runId);
     } catch (IOException | RuntimeException e) {
-      RunIds.discard(tables, runId);
-      RunIds.end(lake, runId);
+      RunIds.abandon(lake, tables, runId);
       throw e;
     }
     CrashPoints.reached(CrashPoints.BEFORE_COMMIT);

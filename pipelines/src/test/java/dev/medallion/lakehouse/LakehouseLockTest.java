@@ -67,4 +67,29 @@ class LakehouseLockTest {
           .containsExactly("b2", "dead-all", "live-gold");
     }
   }
+
+  @Test
+  void theNextRunDeletesWhatAFailedRunsWorkWroteAfterItsCleanup() throws Exception {
+    Lakehouse lake = new Lakehouse(config().lakehouse());
+    Path late = Path.of(lake.table(Lakehouse.BRONZE_USERS), "part-failed1-0007.parquet");
+    try (LakeTables tables = LakeTables.open(config())) {
+      RunIds.claim(lake, "failed1");
+      java.nio.file.Files.createDirectories(late.getParent());
+      java.nio.file.Files.writeString(late.resolveSibling("part-failed1-0001.parquet"), "x");
+      RunIds.abandon(lake, tables, "failed1");
+      assertThat(late.getParent()).isEmptyDirectory();
+      // A task still running when the run failed finishes its file after the cleanup.
+      java.nio.file.Files.writeString(late, "x");
+    }
+    try (LakeTables tables = LakeTables.open(config());
+        LakehouseLock all = LakehouseLock.acquire(config(), "next")) {
+      assertThat(RunIds.discardUnfinished(lake, tables, "next", all)).containsExactly("failed1");
+      assertThat(late).doesNotExist();
+      assertThat(RunIds.discardUnfinished(lake, tables, "next", all))
+          .as("ended: nothing more to say about it")
+          .isEmpty();
+      assertThatThrownBy(() -> RunIds.claim(lake, "failed1"))
+          .hasMessageContaining("was already used");
+    }
+  }
 }

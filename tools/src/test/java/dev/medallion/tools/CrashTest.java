@@ -124,7 +124,8 @@ class CrashTest {
     FaultsTest.Outcome rerun =
         FaultsTest.medallion("users", "--lakehouse=" + lake, "--input=" + in + "/*");
     assertThat(rerun.code()).as(rerun.err()).isZero();
-    assertThat(rerun.err()).contains("removed the uncommitted files of killed run(s) [killed]");
+    assertThat(rerun.err())
+        .contains("removed the uncommitted files of killed or failed run(s) [killed]");
     long lines = 0;
     try (Stream<Path> files = Files.list(in)) {
       for (Path f : files.toList()) {

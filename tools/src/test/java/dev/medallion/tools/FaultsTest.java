@@ -126,7 +126,8 @@ class FaultsTest {
         lake.resolve("_runs/elsewhere"), "started 2026-11-29T10:00:00Z on some-other-machine");
     Outcome run = medallion("users", "--lakehouse=" + lake, "--input=" + usersInput("a") + "/*");
     assertThat(run.code()).as(run.err()).isZero();
-    assertThat(run.err()).contains("removed the uncommitted files of killed run(s) [killed]");
+    assertThat(run.err())
+        .contains("removed the uncommitted files of killed or failed run(s) [killed]");
     assertThat(partition.resolve("part-killed-00000-of-00001.parquet")).doesNotExist();
     assertThat(Files.readString(lake.resolve("_runs/killed"))).startsWith("ended");
     assertThat(run.err()).contains("run elsewhere").contains("its files are left alone");
@@ -233,7 +234,8 @@ class FaultsTest {
         medallion(
             "run", "--lakehouse=" + lake, "--devices=" + Runs.DEVICES, "--input=" + Runs.EVENTS);
     assertThat(rerun.code()).as(rerun.err()).isZero();
-    assertThat(rerun.err()).contains("removed the uncommitted files of killed run(s) [killed]");
+    assertThat(rerun.err())
+        .contains("removed the uncommitted files of killed or failed run(s) [killed]");
     // Every line of the input exactly once, in Bronze or as a Bronze dead letter.
     long lines = Files.readAllLines(Runs.EVENTS).size();
     long rows = Runs.count(lake, "SELECT count(*) FROM bronze_iot_events");
