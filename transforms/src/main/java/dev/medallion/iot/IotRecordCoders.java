@@ -69,9 +69,9 @@ final class IotRecordCoders {
       strings.write(out, e.getDeviceId());
       out.writeLong(e.getEventTs().getMillis());
       writeString(out, e.getRawPayload());
-      strings.write(out, e.getSource());
       strings.write(out, e.getSourceKind());
       strings.write(out, e.getSourceName());
+      writeSource(out, e.getSource(), e.getSourceName(), strings);
       Integer partition = e.getSourcePartition();
       out.writeBoolean(partition != null);
       if (partition != null) {
@@ -96,14 +96,20 @@ final class IotRecordCoders {
 
     @Override
     public BronzeEvent read(In in, Strings strings) {
+      String kind = strings.read(in);
+      String deviceId = strings.read(in);
+      Instant eventTs = new Instant(in.readLong());
+      String rawPayload = readString(in);
+      String sourceKind = strings.read(in);
+      String sourceName = strings.read(in);
       return new AutoValue_BronzeEvent(
-          strings.read(in),
-          strings.read(in),
-          new Instant(in.readLong()),
-          readString(in),
-          strings.read(in),
-          strings.read(in),
-          strings.read(in),
+          kind,
+          deviceId,
+          eventTs,
+          rawPayload,
+          readSource(in, sourceName, strings),
+          sourceKind,
+          sourceName,
           in.readBoolean() ? in.readInt() : null,
           in.readLong(),
           readNullableInstant(in),
@@ -176,8 +182,8 @@ final class IotRecordCoders {
       out.writeLong(r.getEventTs().getMillis());
       strings.write(out, r.getDate());
       writeString(out, r.getRawPayload());
-      strings.write(out, r.getSource());
       strings.write(out, r.getSourceName());
+      writeSource(out, r.getSource(), r.getSourceName(), strings);
       writeNullableInstant(out, r.getReceivedAt());
       out.writeLong(r.getIngestTs().getMillis());
       writeNullableString(out, r.getExtra(), Strings.PLAIN);
@@ -185,24 +191,26 @@ final class IotRecordCoders {
 
     @Override
     public SensorReading read(In in, Strings strings) {
-      return SensorReading.builder()
-          .setDeviceId(strings.read(in))
-          .setSite(strings.read(in))
-          .setZone(strings.read(in))
-          .setLatitude(readNullableDouble(in))
-          .setLongitude(readNullableDouble(in))
-          .setModel(readNullableString(in, strings))
-          .setSensorType(strings.read(in))
-          .setValue(in.readDouble())
-          .setUnit(strings.read(in))
-          .setOriginalValue(in.readDouble())
-          .setOriginalUnit(strings.read(in))
-          .setSeq(readNullableLong(in))
-          .setEventTs(new Instant(in.readLong()))
-          .setDate(strings.read(in))
-          .setRawPayload(readString(in))
-          .setSource(strings.read(in))
-          .setSourceName(strings.read(in))
+      SensorReading.Builder b =
+          SensorReading.builder()
+              .setDeviceId(strings.read(in))
+              .setSite(strings.read(in))
+              .setZone(strings.read(in))
+              .setLatitude(readNullableDouble(in))
+              .setLongitude(readNullableDouble(in))
+              .setModel(readNullableString(in, strings))
+              .setSensorType(strings.read(in))
+              .setValue(in.readDouble())
+              .setUnit(strings.read(in))
+              .setOriginalValue(in.readDouble())
+              .setOriginalUnit(strings.read(in))
+              .setSeq(readNullableLong(in))
+              .setEventTs(new Instant(in.readLong()))
+              .setDate(strings.read(in))
+              .setRawPayload(readString(in));
+      String sourceName = strings.read(in);
+      return b.setSourceName(sourceName)
+          .setSource(readSource(in, sourceName, strings))
           .setReceivedAt(readNullableInstant(in))
           .setIngestTs(new Instant(in.readLong()))
           .setExtra(readNullableString(in, Strings.PLAIN))
@@ -228,8 +236,8 @@ final class IotRecordCoders {
       out.writeLong(h.getEventTs().getMillis());
       strings.write(out, h.getDate());
       writeString(out, h.getRawPayload());
-      strings.write(out, h.getSource());
       strings.write(out, h.getSourceName());
+      writeSource(out, h.getSource(), h.getSourceName(), strings);
       writeNullableInstant(out, h.getReceivedAt());
       out.writeLong(h.getIngestTs().getMillis());
       writeNullableString(out, h.getExtra(), Strings.PLAIN);
@@ -237,21 +245,23 @@ final class IotRecordCoders {
 
     @Override
     public Heartbeat read(In in, Strings strings) {
-      return Heartbeat.builder()
-          .setDeviceId(strings.read(in))
-          .setSite(strings.read(in))
-          .setZone(strings.read(in))
-          .setLatitude(readNullableDouble(in))
-          .setLongitude(readNullableDouble(in))
-          .setModel(readNullableString(in, strings))
-          .setBatteryPct(in.readDouble())
-          .setRssiDbm(in.readLong())
-          .setStatus(strings.read(in))
-          .setEventTs(new Instant(in.readLong()))
-          .setDate(strings.read(in))
-          .setRawPayload(readString(in))
-          .setSource(strings.read(in))
-          .setSourceName(strings.read(in))
+      Heartbeat.Builder b =
+          Heartbeat.builder()
+              .setDeviceId(strings.read(in))
+              .setSite(strings.read(in))
+              .setZone(strings.read(in))
+              .setLatitude(readNullableDouble(in))
+              .setLongitude(readNullableDouble(in))
+              .setModel(readNullableString(in, strings))
+              .setBatteryPct(in.readDouble())
+              .setRssiDbm(in.readLong())
+              .setStatus(strings.read(in))
+              .setEventTs(new Instant(in.readLong()))
+              .setDate(strings.read(in))
+              .setRawPayload(readString(in));
+      String sourceName = strings.read(in);
+      return b.setSourceName(sourceName)
+          .setSource(readSource(in, sourceName, strings))
           .setReceivedAt(readNullableInstant(in))
           .setIngestTs(new Instant(in.readLong()))
           .setExtra(readNullableString(in, Strings.PLAIN))
@@ -498,6 +508,32 @@ final class IotRecordCoders {
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
   private static final VarHandle INT =
       MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+
+  /**
+   * A record's source ({@code file:/data/a.ndjson#12}, {@code kafka:iot.raw/0#1042}) around its
+   * source name, which the record carries too and was written before it: the text before the name
+   * (the source's kind) through {@code strings}, the text after it (partition and offset) as it is;
+   * a source that does not hold its name, whole. Every record's source is different: through a
+   * batch's or run's table of text, each one was hashed and added to it, and written whole.
+   */
+  private static void writeSource(Out out, String source, String sourceName, Strings strings) {
+    int at = sourceName.isEmpty() ? -1 : source.indexOf(sourceName);
+    out.writeBoolean(at >= 0);
+    if (at < 0) {
+      writeString(out, source);
+      return;
+    }
+    strings.write(out, source.substring(0, at));
+    writeString(out, source.substring(at + sourceName.length()));
+  }
+
+  private static String readSource(In in, String sourceName, Strings strings) {
+    if (!in.readBoolean()) {
+      return readString(in);
+    }
+    String before = strings.read(in);
+    return before + sourceName + readString(in);
+  }
 
   private static void writeString(Out out, String s) {
     out.writeBytes(s.getBytes(StandardCharsets.UTF_8));
