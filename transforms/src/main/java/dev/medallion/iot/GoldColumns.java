@@ -90,7 +90,10 @@ public final class GoldColumns {
         }
       }
     }
-    return Row.withSchema(schema).addValues(values).build();
+    // The values are the fixed row's own and the aggregates' (Long, Double): already the schema's
+    // types, so they are attached as they are. Built and checked (addValues, build), every Gold row
+    // went through Beam's field matcher again (1.7 % of the replay's CPU samples on Spark).
+    return Row.withSchema(schema).attachValues(values);
   }
 
   private static Object aggregate(MinuteStats.TypeStats t, String aggregate) {
