@@ -245,9 +245,10 @@ public final class IotJob {
       throw new MedallionException("the pipeline failed: " + Failures.oneLine(e), e);
     }
     Map<String, Long> counts = Progress.counters(result);
-    if (result.getState() != PipelineResult.State.DONE) {
+    boolean failed = result.getState() != PipelineResult.State.DONE;
+    if (failed) {
       if (!streams) {
-        RunIds.discard(tables, runId);
+        RunIds.abandon(lake, tables, runId); // nothing committed; marked failed, not ended
       } else {
         return new Ran(result, counts);
       }
@@ -275,7 +276,9 @@ public final class IotJob {
     if (stage == Stage.GOLD) {
       GoldSeed.release(tables); // every window it held is written (or Gold was recomputed)
     }
-    RunIds.end(lake, runId);
+    if (!failed) {
+      RunIds.end(lake, runId);
+    }
     return new Ran(result, counts);
   }
 

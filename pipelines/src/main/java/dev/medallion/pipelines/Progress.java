@@ -74,12 +74,12 @@ public final class Progress {
     progress.thread.start();
     boolean done = false;
     try {
-      PipelineResult ended =
-          SparkStreamingEnd.applies(result)
-              ? SparkStreamingEnd.await(result, settle(pipeline))
-              : result;
-      if (ended == result) {
+      PipelineResult ended;
+      if (SparkStreamingEnd.applies(result)) {
+        ended = SparkStreamingEnd.await(result, settle(pipeline));
+      } else {
         result.waitUntilFinish();
+        ended = result;
       }
       done = ended.getState() == PipelineResult.State.DONE;
       return ended;

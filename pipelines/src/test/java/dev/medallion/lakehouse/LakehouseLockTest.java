@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.medallion.core.MedallionException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -74,12 +75,12 @@ class LakehouseLockTest {
     Path late = Path.of(lake.table(Lakehouse.BRONZE_USERS), "part-failed1-0007.parquet");
     try (LakeTables tables = LakeTables.open(config())) {
       RunIds.claim(lake, "failed1");
-      java.nio.file.Files.createDirectories(late.getParent());
-      java.nio.file.Files.writeString(late.resolveSibling("part-failed1-0001.parquet"), "x");
+      Files.createDirectories(late.getParent());
+      Files.writeString(late.resolveSibling("part-failed1-0001.parquet"), "x");
       RunIds.abandon(lake, tables, "failed1");
       assertThat(late.getParent()).isEmptyDirectory();
       // A task still running when the run failed finishes its file after the cleanup.
-      java.nio.file.Files.writeString(late, "x");
+      Files.writeString(late, "x");
     }
     try (LakeTables tables = LakeTables.open(config());
         LakehouseLock all = LakehouseLock.acquire(config(), "next")) {
