@@ -38,4 +38,9 @@ fi
 if [[ ${MEDALLION_JAVA_OPTS:-} != *InlineSmallCode* && ${MEDALLION_JAVA_OPTS:-} != *FreqInlineSize* ]]; then
   spark_driver_tuning+=("${spark_jit_flags[@]}")
 fi
+# The driver leaves to C1 the code that only builds, translates and submits the job, as ./medallion
+# does (see runners-config/c2-exclude.json); not the executors, whose hosts may not hold this file.
+if [[ ${MEDALLION_JAVA_OPTS:-} != *CompilerDirectivesFile* ]]; then
+  spark_driver_tuning+=(-XX:+UnlockDiagnosticVMOptions -XX:CompilerDirectivesFile="$root/runners-config/c2-exclude.json")
+fi
 spark_java=(java -XX:+ExitOnOutOfMemoryError "${spark_java_flags[@]}" "${spark_driver_tuning[@]}" -cp "$spark_cp")
