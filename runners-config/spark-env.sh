@@ -43,4 +43,5 @@ fi
 if [[ ${MEDALLION_JAVA_OPTS:-} != *CompilerDirectivesFile* ]]; then
   spark_driver_tuning+=(-XX:+UnlockDiagnosticVMOptions -XX:CompilerDirectivesFile="$root/runners-config/c2-exclude.json")
 fi
-spark_java=(java -XX:+ExitOnOutOfMemoryError "${spark_java_flags[@]}" "${spark_driver_tuning[@]}" -cp "$spark_cp")
+# The JVM's own messages ("1 compiler directives added", …) go to stderr: stdout keeps the result.
+spark_java=(java -XX:+ExitOnOutOfMemoryError -XX:+DisplayVMOutputToStderr "${spark_java_flags[@]}" "${spark_driver_tuning[@]}" -cp "$spark_cp")
