@@ -934,7 +934,7 @@ public final class IotJob {
    * Gold joins a stream's devices in groups ({@link WindowedDeviceStats#withStreamsInGroups}) on
    * runners other than Spark. A Spark stream is joined device by device as before: grouping needs a
    * step with state, which Beam's Spark runner keeps in Spark's streaming state, and that has not
-   * been tried with these stages (see the README, Streaming).
+   * been tried with these stages (see bench/HISTORY.md, Streaming).
    */
   private static IotMedallion streamsInGroups(IotOptions o, IotMedallion medallion) {
     return RunnerDefaults.isSpark(o) ? medallion : medallion.withStreamsInGroups();

@@ -160,7 +160,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
    * device still gets its own row, from its own records. Its records reach the join in batches, a
    * bundle's records of one group and window encoded together ({@link KeyedBatches}): the
    * DirectRunner's grouping then sets timers and copies state per batch instead of per record (see
-   * the README, Benchmarks). In a bounded input every window fires once, when the input ends, so a
+   * bench/HISTORY.md). In a bounded input every window fires once, when the input ends, so a
    * group's pane is each of its devices' pane. An unbounded input is joined device by device,
    * unless {@link #withStreamsInGroups}.
    */
@@ -181,7 +181,7 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
    * by device, only those of one device do.
    *
    * <p>For runners that keep a step's state between a grouping's panes (the DirectRunner, whose
-   * cost per key and per bundle this saves: see the README, Benchmarks).
+   * cost per key and per bundle this saves: see bench/HISTORY.md).
    */
   public WindowedDeviceStats withStreamsInGroups() {
     return new WindowedDeviceStats(allowedLateness, watermarkSlack, catalog, expectedDevices, true);
