@@ -38,10 +38,14 @@ fi
 if [[ ${MEDALLION_JAVA_OPTS:-} != *InlineSmallCode* && ${MEDALLION_JAVA_OPTS:-} != *FreqInlineSize* ]]; then
   spark_driver_tuning+=("${spark_jit_flags[@]}")
 fi
-# The driver leaves to C1 the code that only builds, translates and submits the job, as ./medallion
-# does (see runners-config/c2-exclude.json); not the executors, whose hosts may not hold this file.
+# The driver (and spark-cluster.sh's master and workers, which start with these flags too) leaves
+# to C1 the code that only builds, translates and submits the job, as ./medallion does (see
+# runners-config/c2-exclude.json); not the executors, whose hosts may not hold this file.
 if [[ ${MEDALLION_JAVA_OPTS:-} != *CompilerDirectivesFile* ]]; then
-  spark_driver_tuning+=(-XX:+UnlockDiagnosticVMOptions -XX:CompilerDirectivesFile="$root/runners-config/c2-exclude.json")
+  spark_driver_tuning+=(-XX:CompilerDirectivesFile="$root/runners-config/c2-exclude.json")
 fi
-# The JVM's own messages ("1 compiler directives added", …) go to stderr: stdout keeps the result.
-spark_java=(java -XX:+ExitOnOutOfMemoryError -XX:+DisplayVMOutputToStderr "${spark_java_flags[@]}" "${spark_driver_tuning[@]}" -cp "$spark_cp")
+# Stdout keeps the result, as with ./medallion: the JVM's log writes its warnings to stderr, and
+# its console ("1 compiler directives added") is off (-XX:+DisplayVMOutput in MEDALLION_JAVA_OPTS
+# turns it back on, on stderr).
+spark_java=(java -XX:+ExitOnOutOfMemoryError -XX:+UnlockDiagnosticVMOptions -XX:-DisplayVMOutput -XX:+DisplayVMOutputToStderr
+  -Xlog:disable -Xlog:all=warning:stderr "${spark_java_flags[@]}" "${spark_driver_tuning[@]}" -cp "$spark_cp")
