@@ -138,6 +138,7 @@ public class Quality implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    LakeSql.loadDuckDbEarly();
     lake.configureFileSystems(beamArgs);
     Report r = run(lake.lakehouse, lake.cache, table, maxNullPct, maxDuplicatePct, minRows);
     String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss"));

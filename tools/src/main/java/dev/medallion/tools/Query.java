@@ -43,6 +43,7 @@ public class Query implements Callable<Integer> {
     if (!List.of("table", "csv", "json").contains(format)) {
       throw new IllegalArgumentException("--format must be table, csv or json, got " + format);
     }
+    LakeSql.loadDuckDbEarly();
     lake.configureFileSystems(beamArgs);
     LakeQuery.Result r;
     try (LakeQuery q = new LakeQuery(lake.lakehouse, lake.cache)) {

@@ -143,8 +143,7 @@ final class Report {
               + " \"SELECT * FROM "
               + LakeSql.DEVICE_MINUTE_CURRENT
               + "\")");
-    } else if ((stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD)
-        && !options.getLakehouse().startsWith("s3://")) {
+    } else if (readsGoldBack(stage, options)) {
       try (LakeSql sql = new LakeSql(LakeTables.Config.of(options))) {
         System.out.println("latest Gold rows (device_minute, newest pane of each device-minute):");
         System.out.print(
@@ -162,6 +161,17 @@ final class Report {
     }
     return rejections(
         c, Progress.examples(result), List.of("bronze", "silver", "gold"), read, options);
+  }
+
+  /**
+   * Whether the summary of an IoT run reads Gold's newest rows back with DuckDB (with the tables'
+   * summary): a run of Gold, whole or as its stage, into a local lakehouse, where DuckDB is on the
+   * classpath.
+   */
+  static boolean readsGoldBack(IotJob.Stage stage, IotOptions options) {
+    return (stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD)
+        && withDuckDb()
+        && !options.getLakehouse().startsWith("s3://");
   }
 
   /** Whether DuckDB is on the classpath: not in the Spark job jar (spark-job). */

@@ -104,6 +104,7 @@ public class Validate implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    LakeSql.loadDuckDbEarly();
     lake.configureFileSystems(beamArgs);
     List<Check> result = run(lake.lakehouse, lake.cache);
     for (Check c : result) {
