@@ -276,8 +276,8 @@ public final class LakeSql implements AutoCloseable {
    * connection opened later ({@link #duckDb}) finds the library loaded (the JVM makes it wait for a
    * load still under way). Does nothing where DuckDB is not on the classpath (the Spark job jar); a
    * failure here is left to that later connection to report. Ten runs each, alternating with the
-   * code before (2026-12-06): {@code query} 1.87 s (median) against 1.98 s, a 407-line replay on
-   * the DirectRunner 5.00 against 5.15 s; on Spark, where starting the job keeps both cores busy,
+   * code before (2026-12-06): {@code query} 1.87 s (median) against 1.97 s, a 407-line replay on
+   * the DirectRunner 5.01 against 5.16 s; on Spark, where starting the job keeps both cores busy,
    * and in the replay of 1M, no difference beyond the runs' spread.
    */
   static void loadDuckDbEarly() {
