@@ -1,5 +1,6 @@
 package dev.medallion.tools;
 
+import dev.medallion.core.Failures;
 import dev.medallion.lakehouse.Catalog;
 import dev.medallion.lakehouse.LakeTables;
 import java.io.File;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * SQL over a lakehouse with embedded DuckDB: every table whose current Iceberg snapshot has files
@@ -274,11 +276,14 @@ public final class LakeSql implements AutoCloseable {
    * library from its jar to a temporary file and loads it, about 0.3 s of a command's time on this
    * project's 2-core machine; started early, that overlaps the command's own work, and the
    * connection opened later ({@link #duckDb}) finds the library loaded (the JVM makes it wait for a
-   * load still under way). Does nothing where DuckDB is not on the classpath (the Spark job jar); a
-   * failure here is left to that later connection to report. Ten runs each, alternating with the
-   * code before (2026-12-06): {@code query} 1.87 s (median) against 1.97 s, a 407-line replay on
-   * the DirectRunner 5.01 against 5.16 s; on Spark, where starting the job keeps both cores busy,
-   * and in the replay of 1M, no difference beyond the runs' spread.
+   * load still under way). Does nothing where DuckDB is not on the classpath (the Spark job jar). A
+   * failure is kept for that later connection to report ({@link #duckDb}). A command that ends
+   * sooner waits for the load, up to {@link #EARLY_LOAD_WAIT_MILLIS}, as it exits: DuckDB marks its
+   * temporary copy for deletion at exit only once the copy is written, so an exit in between would
+   * leave it behind. Ten runs each, alternating with the code before (2026-12-06): {@code query}
+   * 1.87 s (median) against 1.97 s, a 407-line replay on the DirectRunner 5.01 against 5.16 s; on
+   * Spark, where starting the job keeps both cores busy, and in the replay of 1M, no difference
+   * beyond the runs' spread.
    */
   static void loadDuckDbEarly() {
     if (LakeSql.class.getClassLoader().getResource("org/duckdb/DuckDBDriver.class") == null) {
@@ -289,14 +294,31 @@ public final class LakeSql implements AutoCloseable {
             () -> {
               try (Connection c = duckDb()) {
                 // opened and closed: the library stays loaded
-              } catch (SQLException | RuntimeException | LinkageError e) {
-                // the command's own connection reports it
+              } catch (Throwable e) {
+                earlyLoadFailure = e;
               }
             },
             "load-duckdb");
     loader.setDaemon(true);
     loader.start();
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    loader.join(EARLY_LOAD_WAIT_MILLIS);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                },
+                "wait-for-duckdb"));
   }
+
+  /** How long a command's exit waits for DuckDB's library still being unpacked. */
+  static final long EARLY_LOAD_WAIT_MILLIS = 10_000;
+
+  /** Why the early load failed ({@link #loadDuckDbEarly}), for the command's connection to say. */
+  private static volatile @Nullable Throwable earlyLoadFailure;
 
   /**
    * An in-memory DuckDB. The Spark job jar (spark-job) leaves DuckDB out: there a command that
@@ -310,6 +332,14 @@ public final class LakeSql implements AutoCloseable {
           "DuckDB is not in the Spark job jar, which carries only what the pipelines need:"
               + " run this command with ./medallion");
     }
-    return DriverManager.getConnection("jdbc:duckdb:");
+    try {
+      return DriverManager.getConnection("jdbc:duckdb:");
+    } catch (LinkageError e) {
+      // The library failed to load: the first attempt carries the reason (a temporary directory
+      // that cannot be written or executed from), a later one only "Could not initialize class".
+      Throwable first = earlyLoadFailure != null ? earlyLoadFailure : e;
+      throw new SQLException(
+          "DuckDB's native library did not load: " + Failures.oneLine(first), first);
+    }
   }
 }

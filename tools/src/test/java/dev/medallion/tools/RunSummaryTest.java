@@ -2,6 +2,7 @@ package dev.medallion.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.medallion.core.Json;
 import dev.medallion.pipelines.IotJob;
 import dev.medallion.pipelines.IotOptions;
 import java.nio.file.Files;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The summary {@code medallion run} prints after a replay: Gold's newest rows, read back with
- * DuckDB (whose native library the command loads early, beside the run), equal the golden file's.
+ * DuckDB, equal the golden file's; and what a command says when DuckDB's library cannot load.
  */
 class RunSummaryTest {
   @TempDir Path tmp;
@@ -44,12 +45,54 @@ class RunSummaryTest {
     }
     expected.sort(
         Comparator.<String[], String>comparing(r -> r[2]).reversed().thenComparing(r -> r[0]));
+    assertThat(out.size()).as(run.out()).isGreaterThan(header + 10);
     List<String[]> shown =
         out.subList(header + 2, header + 10).stream()
             .map(l -> Arrays.copyOf(l.trim().split("\\s+"), 4))
             .toList();
     assertThat(shown).usingRecursiveComparison().isEqualTo(expected.subList(0, 8));
-    assertThat(out.get(header + 10)).startsWith("tables under " + lake + ": bronze_iot_events=394");
+    long bronze =
+        Json.mapper()
+            .readTree(Runs.TESTDATA.resolve("iot/expected/counts.json").toFile())
+            .get("bronze")
+            .asLong();
+    assertThat(out.get(header + 10))
+        .startsWith("tables under " + lake + ": bronze_iot_events=" + bronze + ",");
+  }
+
+  /**
+   * DuckDB unpacks its native library into the temporary directory; where it cannot, {@code
+   * validate} (which loads the library on a thread of its own, beside its reading of the catalog)
+   * says why in one line, with exit code 1: the reason the first attempt met, not the "Could not
+   * initialize class" that is all a second attempt learns.
+   */
+  @Test
+  void aCommandWhoseDuckDbCannotLoadSaysWhy() throws Exception {
+    Path lake = tmp.resolve("lake");
+    assertThat(
+            FaultsTest.medallion(
+                    "run",
+                    "--input=" + Runs.EVENTS,
+                    "--devices=" + Runs.DEVICES,
+                    "--lakehouse=" + lake)
+                .code())
+        .isZero();
+    Path noTemp = tmp.resolve("no-such-dir");
+    Path sqliteTemp = Files.createDirectories(tmp.resolve("sqlite-tmp"));
+    Path log = tmp.resolve("validate.log");
+    Process validate =
+        ChildJvm.start(
+            log,
+            List.of("-Djava.io.tmpdir=" + noTemp, "-Dorg.sqlite.tmpdir=" + sqliteTemp),
+            "validate",
+            "--lakehouse=" + lake);
+    assertThat(validate.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    String said = Files.readString(log);
+    assertThat(validate.exitValue()).as(said).isEqualTo(1);
+    assertThat(said.strip().lines())
+        .singleElement()
+        .asString()
+        .startsWith("medallion validate: NoSuchFileException: " + noTemp.resolve("libduckdb_java"));
   }
 
   @Test
