@@ -336,7 +336,8 @@ public final class LakeSql implements AutoCloseable {
       return DriverManager.getConnection("jdbc:duckdb:");
     } catch (LinkageError e) {
       // The library failed to load: the first attempt carries the reason (a temporary directory
-      // that cannot be written or executed from), a later one only "Could not initialize class".
+      // that cannot be written or executed from); a later one meets "Could not initialize class",
+      // which names the first only in passing.
       Throwable first = earlyLoadFailure != null ? earlyLoadFailure : e;
       throw new SQLException(
           "DuckDB's native library did not load: " + Failures.oneLine(first), first);

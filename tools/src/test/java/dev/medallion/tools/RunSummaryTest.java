@@ -64,7 +64,7 @@ class RunSummaryTest {
    * DuckDB unpacks its native library into the temporary directory; where it cannot, {@code
    * validate} (which loads the library on a thread of its own, beside its reading of the catalog)
    * says why in one line, with exit code 1: the reason the first attempt met, not the "Could not
-   * initialize class" that is all a second attempt learns.
+   * initialize class" that a second attempt meets.
    */
   @Test
   void aCommandWhoseDuckDbCannotLoadSaysWhy() throws Exception {
