@@ -56,9 +56,6 @@ abstract class PipelineCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       IotOptions options = RunnerDefaults.iotOptions(flags.toArray(String[]::new), stage);
-      if (Report.readsGoldBack(stage, options)) {
-        LakeSql.loadDuckDbEarly();
-      }
       try (CleanStop stop = CleanStop.ofKafkaStage(stage, options)) {
         IotJob.Ran ran = IotJob.run(stage, options);
         if (ran == null) {
