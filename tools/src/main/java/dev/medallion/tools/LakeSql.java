@@ -271,25 +271,19 @@ public final class LakeSql implements AutoCloseable {
   }
 
   /**
-   * Loads DuckDB's native library on a thread of its own, for a command that will open DuckDB after
-   * other work (reading the catalog: {@code query}, {@code validate}, {@code quality}; not a
-   * pipeline's run, which a crash or {@code kill -9} may end while it runs, and a JVM ended so
-   * deletes nothing it marked for deletion: each would leave the library's copy behind, as the
-   * crash tests' killed runs did when the runs loaded it early too). Its first connection unpacks
-   * the 57 MB library from its jar to a temporary file and loads it, about 0.3 s of a command's
-   * time on this project's 2-core machine; started early, that overlaps the command's own work, and
-   * the connection opened later ({@link #duckDb}) finds the library loaded (the JVM makes it wait
-   * for a load still under way). Does nothing where DuckDB is not on the classpath (the Spark job
-   * jar). A failure is kept for that later connection to report ({@link #duckDb}). A command that
-   * ends sooner waits for the load, up to {@link #EARLY_LOAD_WAIT_MILLIS}, as it exits: DuckDB
-   * marks its temporary copy for deletion at exit only once the copy is written, so an exit in
-   * between would leave it behind. Ten runs each, alternating with the code before (2026-12-06):
-   * {@code query} 1.87 s (median) against 1.97 s; a run's summary, loading it early, made a
-   * 407-line replay on the DirectRunner 5.01 against 5.16 s, and no difference on Spark or in the
-   * replay of 1M.
+   * Loads DuckDB's native library on a thread of its own, for a command that opens DuckDB after
+   * reading the catalog ({@code query}, {@code validate}, {@code quality}). The first connection
+   * unpacks the 57 MB library from its jar into the temporary directory and loads it, about 0.3 s;
+   * started early, that overlaps the command's own work, and the later connection ({@link #duckDb})
+   * finds it loaded or waits for the load under way. A failure is kept for that connection to
+   * report. The command's exit waits for a load under way (at most {@link
+   * #EARLY_LOAD_WAIT_MILLIS}): DuckDB marks its copy for deletion only once written. Not for a
+   * pipeline's run, which a crash or {@code kill -9} may end at any time, and a JVM ended so
+   * deletes nothing: each would leave the copy behind. Does nothing without DuckDB (the Spark job
+   * jar).
    */
   static void loadDuckDbEarly() {
-    if (LakeSql.class.getClassLoader().getResource("org/duckdb/DuckDBDriver.class") == null) {
+    if (!withDuckDb()) {
       return;
     }
     Thread loader =
@@ -322,6 +316,16 @@ public final class LakeSql implements AutoCloseable {
 
   /** Why the early load failed ({@link #loadDuckDbEarly}), for the command's connection to say. */
   private static volatile @Nullable Throwable earlyLoadFailure;
+
+  /** Whether DuckDB is on the classpath: not in the Spark job jar (spark-job). */
+  static boolean withDuckDb() {
+    try {
+      Class.forName("org.duckdb.DuckDBDriver", false, LakeSql.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException e) {
+      return false;
+    }
+  }
 
   /**
    * An in-memory DuckDB. The Spark job jar (spark-job) leaves DuckDB out: there a command that

@@ -136,14 +136,15 @@ final class Report {
               + (read > 0 && c.getOrDefault("silver_accepted", 0L) == 0
                   ? " (every record was rejected before; see the reasons above)"
                   : ""));
-    } else if ((stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD) && !withDuckDb()) {
+    } else if ((stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD) && !LakeSql.withDuckDb()) {
       System.out.println(
           "(the Spark job jar carries no DuckDB: read Gold with ./medallion query --lakehouse="
               + options.getLakehouse()
               + " \"SELECT * FROM "
               + LakeSql.DEVICE_MINUTE_CURRENT
               + "\")");
-    } else if (readsGoldBack(stage, options)) {
+    } else if ((stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD)
+        && !options.getLakehouse().startsWith("s3://")) {
       try (LakeSql sql = new LakeSql(LakeTables.Config.of(options))) {
         System.out.println("latest Gold rows (device_minute, newest pane of each device-minute):");
         System.out.print(
@@ -161,27 +162,6 @@ final class Report {
     }
     return rejections(
         c, Progress.examples(result), List.of("bronze", "silver", "gold"), read, options);
-  }
-
-  /**
-   * Whether the summary of an IoT run reads Gold's newest rows back with DuckDB (with the tables'
-   * summary): a run of Gold, whole or as its stage, into a local lakehouse, where DuckDB is on the
-   * classpath.
-   */
-  static boolean readsGoldBack(IotJob.Stage stage, IotOptions options) {
-    return (stage == IotJob.Stage.ALL || stage == IotJob.Stage.GOLD)
-        && withDuckDb()
-        && !options.getLakehouse().startsWith("s3://");
-  }
-
-  /** Whether DuckDB is on the classpath: not in the Spark job jar (spark-job). */
-  private static boolean withDuckDb() {
-    try {
-      Class.forName("org.duckdb.DuckDBDriver", false, Report.class.getClassLoader());
-      return true;
-    } catch (ClassNotFoundException e) {
-      return false;
-    }
   }
 
   /**

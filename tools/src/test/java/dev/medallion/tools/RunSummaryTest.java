@@ -3,15 +3,13 @@ package dev.medallion.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.medallion.core.Json;
-import dev.medallion.pipelines.IotJob;
-import dev.medallion.pipelines.IotOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,16 +18,21 @@ import org.junit.jupiter.api.io.TempDir;
  * DuckDB, equal the golden file's; and what a command says when DuckDB's library cannot load.
  */
 class RunSummaryTest {
-  @TempDir Path tmp;
+  @TempDir static Path tmp;
+  static Path lake;
+  static FaultsTest.Outcome run;
 
-  @Test
-  void aReplaysSummaryShowsGoldsNewestRowsFromTheLakehouse() throws Exception {
-    Path lake = tmp.resolve("lake");
-    FaultsTest.Outcome run =
+  @BeforeAll
+  static void replay() {
+    lake = tmp.resolve("lake");
+    run =
         FaultsTest.medallion(
             "run", "--input=" + Runs.EVENTS, "--devices=" + Runs.DEVICES, "--lakehouse=" + lake);
     assertThat(run.code()).as(run.err()).isZero();
+  }
 
+  @Test
+  void aReplaysSummaryShowsGoldsNewestRowsFromTheLakehouse() throws Exception {
     List<String> out = run.out().lines().toList();
     int header =
         out.indexOf("latest Gold rows (device_minute, newest pane of each device-minute):");
@@ -38,7 +41,7 @@ class RunSummaryTest {
     // device, site, minute and reading count of each of the eight it shows.
     List<String[]> expected = new ArrayList<>();
     List<String> golden =
-        Files.readAllLines(Runs.TESTDATA.resolve("iot/expected/device_minute.csv"));
+        Files.readAllLines(IotReplayEndToEndTest.EXPECTED.resolve("device_minute.csv"));
     for (String line : golden.subList(1, golden.size())) {
       String[] f = line.split(",");
       expected.add(new String[] {f[0], f[1], f[3].substring(0, 16) + "Z", f[5]});
@@ -53,7 +56,7 @@ class RunSummaryTest {
     assertThat(shown).usingRecursiveComparison().isEqualTo(expected.subList(0, 8));
     long bronze =
         Json.mapper()
-            .readTree(Runs.TESTDATA.resolve("iot/expected/counts.json").toFile())
+            .readTree(IotReplayEndToEndTest.EXPECTED.resolve("counts.json").toFile())
             .get("bronze")
             .asLong();
     assertThat(out.get(header + 10))
@@ -68,15 +71,6 @@ class RunSummaryTest {
    */
   @Test
   void aCommandWhoseDuckDbCannotLoadSaysWhy() throws Exception {
-    Path lake = tmp.resolve("lake");
-    assertThat(
-            FaultsTest.medallion(
-                    "run",
-                    "--input=" + Runs.EVENTS,
-                    "--devices=" + Runs.DEVICES,
-                    "--lakehouse=" + lake)
-                .code())
-        .isZero();
     Path noTemp = tmp.resolve("no-such-dir");
     Path sqliteTemp = Files.createDirectories(tmp.resolve("sqlite-tmp"));
     Path log = tmp.resolve("validate.log");
@@ -93,19 +87,5 @@ class RunSummaryTest {
         .singleElement()
         .asString()
         .startsWith("medallion validate: NoSuchFileException: " + noTemp.resolve("libduckdb_java"));
-  }
-
-  @Test
-  void onlyARunOfGoldIntoALocalLakehouseReadsGoldBack() {
-    assertThat(Report.readsGoldBack(IotJob.Stage.ALL, options("--lakehouse=/tmp/lake"))).isTrue();
-    assertThat(Report.readsGoldBack(IotJob.Stage.GOLD, options("--lakehouse=/tmp/lake"))).isTrue();
-    assertThat(Report.readsGoldBack(IotJob.Stage.SILVER, options("--lakehouse=/tmp/lake")))
-        .isFalse();
-    assertThat(Report.readsGoldBack(IotJob.Stage.ALL, options("--lakehouse=s3://bucket/lake")))
-        .isFalse();
-  }
-
-  private static IotOptions options(String... args) {
-    return PipelineOptionsFactory.fromArgs(args).as(IotOptions.class);
   }
 }
