@@ -27,8 +27,8 @@ spark_java_flags=(
 )
 # Spark's JVMs (the driver, the executors) use the parallel collector and inline less into what C2
 # compiles, as ./medallion gives a Spark job (see there); the same flags in MEDALLION_JAVA_OPTS win
-# for the driver. ./medallion's later C2 and huge pages for a job on local[2] are not given here:
-# they were measured only there, and an executor's host may not offer huge pages.
+# for the driver. ./medallion's later C2 for a job on local[2] is not given here: it was measured
+# only there.
 spark_jit_flags=(-XX:InlineSmallCode=500 -XX:FreqInlineSize=100)
 spark_executor_tuning=(-XX:+UseParallelGC "${spark_jit_flags[@]}")
 spark_driver_tuning=()
