@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,7 +81,7 @@ class RunSummaryTest {
             List.of("-Djava.io.tmpdir=" + noTemp, "-Dorg.sqlite.tmpdir=" + sqliteTemp),
             "validate",
             "--lakehouse=" + lake);
-    assertThat(validate.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    assertThat(validate.waitFor(120, TimeUnit.SECONDS)).isTrue();
     String said = Files.readString(log);
     assertThat(validate.exitValue()).as(said).isEqualTo(1);
     assertThat(said.strip().lines())
