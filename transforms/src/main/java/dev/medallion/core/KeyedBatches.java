@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
-import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.ListCoder;
@@ -182,7 +181,7 @@ public final class KeyedBatches<T>
                 .withOutputTags(
                     BATCHES, rejected == null ? TupleTagList.empty() : TupleTagList.of(rejected)));
     PCollection<KV<String, byte[]>> batches =
-        out.get(BATCHES).setCoder(KvCoder.of(StringUtf8Coder.of(), ByteArrayCoder.of()));
+        out.get(BATCHES).setCoder(KvCoder.of(StringUtf8Coder.of(), BatchBytesCoder.of()));
     PCollectionTuple result =
         PCollectionTuple.of(BATCHES, into == null ? batches : batches.apply(into));
     return rejected == null ? result : result.and(rejected, out.get(rejected));
