@@ -3,7 +3,7 @@
 # process (the four-terminal run), against the broker of the repository.
 #
 #   bench/streaming.sh [--events=100000] [--devices=500] [--minutes=3] [--runners=direct,spark]
-#                      [--phases=backlog,live,generator] [--heap=2g] [--no-build]
+#                      [--phases=backlog,live,generator,kafka] [--heap=2g] [--no-build]
 #
 # backlog: the generator first writes --events readings and heartbeats to iot-raw at full speed;
 #   then the three stages start together and each reads the topic the stage before it fills.
@@ -27,6 +27,11 @@
 #   first Bronze row ingested), from the tables; wall, CPU and peak RSS of the process. Latency
 #   as live's, from each reading's ingest time in Bronze (its received_at is on the generator's
 #   sped-up clock).
+# kafka (DirectRunner): the backlog of --events lines as above, then `run --inputTopic=iot-raw`
+#   reads it, all three layers in one process (the four-terminal run's stages without the topics
+#   between them). Its rate: the records read / (the last Gold row written - the first Bronze row
+#   ingested - its 15 s idle stop, after which the last windows fire), from the tables; wall, CPU
+#   and peak RSS of the process; latency as the generator's, from each reading's ingest time.
 # Every figure is appended to bench/results/streaming.csv and the README's streaming table is
 # redrawn from the newest figures there of each phase, runner and stage.
 set -euo pipefail
@@ -36,7 +41,7 @@ events=100000
 devices=500
 minutes=3
 runners=direct,spark
-phases=backlog,live,generator
+phases=backlog,live,generator,kafka
 heap=2g
 build=1
 for arg in "$@"; do
@@ -295,6 +300,38 @@ SQL
   read -r _ p50 p99 max <<< "$lat"
   read -r wall cpu rss < <(measured generator)
   row generator direct all-in-one "$n" "$span" "$(per_s "$n" "$span")" "$wall" "$cpu" "$rss" "$p50" "$p99" "$max"
+fi
+
+if [[ ,$phases, == *,kafka,* && ,$runners, == *,direct,* ]]; then
+  start_broker
+  backlog "for the all-in-one run"
+  kafka_lake=$work/lake-kafka
+  kafka_idle=15
+  code=0
+  /usr/bin/time -f "%e %U %S %M" -o "$work/kafka-run.time" "${m[@]}" run --bootstrapServers="$bootstrap" \
+    --inputTopic=iot-raw --lakehouse="$kafka_lake" --generatorDevices="$devices" \
+    --idleStopSeconds=$kafka_idle > "$work/kafka-run.out" 2> "$work/kafka-run.err" || code=$?
+  if [[ $code != 0 ]]; then
+    echo "bench/streaming.sh: the all-in-one run over Kafka failed (exit $code):" >&2
+    tail -n 5 "$work/kafka-run.out" "$work/kafka-run.err" >&2
+    exit 1
+  fi
+  n=$(read_by kafka-run) topic_n=$(topic_size iot-raw)
+  stop_broker
+  if [[ $n != "$topic_n" ]]; then
+    echo "bench/streaming.sh: the all-in-one run read $n of the $topic_n records in iot-raw; no figures recorded" >&2
+    exit 1
+  fi
+  span=$(sql /dev/stdin lake="$kafka_lake" idle="$kafka_idle" <<'SQL'
+SELECT round((epoch_ms((SELECT max(written_at) FROM read_parquet('${lake}/gold/device_minute/**/*.parquet')))
+      - epoch_ms((SELECT min(ingest_ts) FROM read_parquet('${lake}/bronze/iot_events/**/*.parquet')))) / 1000.0
+      - ${idle}, 1);
+SQL
+)
+  lat=$(latency "$kafka_lake" ingest_ts) || { echo "bench/streaming.sh: the all-in-one run's latency query failed" >&2; exit 1; }
+  read -r _ p50 p99 max <<< "$lat"
+  read -r wall cpu rss < <(measured kafka-run)
+  row kafka direct all-in-one "$n" "$span" "$(per_s "$n" "$span")" "$wall" "$cpu" "$rss" "$p50" "$p99" "$max"
 fi
 
 # The README's streaming table, from this run's rows.
