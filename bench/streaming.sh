@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The streaming benchmark: generator -> Kafka -> Bronze -> Silver -> Gold, each stage its own
-# process (the four-terminal run), against the broker of the repository.
+# process (the four-terminal run), against the broker of the repository; and the same layers all
+# in one process, fed by the built-in generator (generator) or by the topic (kafka).
 #
 #   bench/streaming.sh [--events=100000] [--devices=500] [--minutes=3] [--runners=direct,spark]
 #                      [--phases=backlog,live,generator,kafka] [--heap=2g] [--no-build]

@@ -19,12 +19,13 @@ import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.io.ByteStreams
  * a buffer that doubles as it goes, then copies the whole. The DirectRunner copies every value a
  * grouping holds for a key through its coder whenever a bundle reaches that key again (a streaming
  * table write's batches until its flush, Gold's batches until their minute closes): the all-in-one
- * job over a Kafka backlog of 1M events spent 10 % of its CPU samples in those copies, 6 % growing
- * the buffers (JFR, 2026-12-06).
+ * job over a Kafka backlog of 1M events spent 10 % of its CPU samples in those copies, 5.9 % of
+ * them in that coder's reading (JFR, 2026-12-06).
  */
 public final class BatchBytesCoder extends AtomicCoder<byte[]> {
   private static final long serialVersionUID = 1L;
   private static final BatchBytesCoder INSTANCE = new BatchBytesCoder();
+  private static final TypeDescriptor<byte[]> TYPE = new TypeDescriptor<byte[]>() {};
 
   private BatchBytesCoder() {}
 
@@ -73,7 +74,7 @@ public final class BatchBytesCoder extends AtomicCoder<byte[]> {
 
   @Override
   public TypeDescriptor<byte[]> getEncodedTypeDescriptor() {
-    return new TypeDescriptor<byte[]>() {};
+    return TYPE;
   }
 
   private Object readResolve() {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.util.Random;
+import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.CoderException;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -38,6 +39,8 @@ class BatchBytesCoderTest {
       assertThat(CoderUtils.decodeFromByteArray(CODER, encoded)).isEqualTo(batch);
       CoderProperties.coderDecodeEncodeEqual(CODER, batch);
       CoderProperties.structuralValueDecodeEncodeEqual(CODER, batch);
+      CoderProperties.testByteCount(CODER, Coder.Context.NESTED, new byte[][] {batch});
+      CoderProperties.testByteCount(CODER, Coder.Context.OUTER, new byte[][] {batch});
     }
   }
 

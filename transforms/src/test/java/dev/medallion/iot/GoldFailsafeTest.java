@@ -2,11 +2,11 @@ package dev.medallion.iot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.medallion.core.BatchBytesCoder;
 import dev.medallion.core.DeadLetter;
 import dev.medallion.testing.BeamPipelineExtension;
 import dev.medallion.testing.Events;
 import java.util.List;
-import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.IterableCoder;
 import org.apache.beam.sdk.coders.KvCoder;
@@ -149,7 +149,7 @@ class GoldFailsafeTest {
                 List.of(
                     WindowedDeviceStats.READING_BATCHES_SIDE,
                     WindowedDeviceStats.HEARTBEAT_BATCHES_SIDE)),
-            UnionCoder.of(List.of(ByteArrayCoder.of(), ByteArrayCoder.of())));
+            UnionCoder.of(List.of(BatchBytesCoder.of(), BatchBytesCoder.of())));
     PCollection<KV<String, CoGbkResult>> groups =
         p.apply(
             Create.of(KV.of(WindowedDeviceStats.joinKey("dev-0001", 1), group))
