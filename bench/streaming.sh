@@ -146,6 +146,17 @@ waitfor() {
   fi
 }
 
+# span_of LAKE IDLE: the seconds from the first Bronze row ingested to the last Gold row
+# written, less IDLE (an idle stop the run waited out before its last windows fired), from the
+# tables.
+span_of() {
+  sql /dev/stdin lake="$1" idle="$2" <<'SQL'
+SELECT round((epoch_ms((SELECT max(written_at) FROM read_parquet('${lake}/gold/device_minute/**/*.parquet')))
+      - epoch_ms((SELECT min(ingest_ts) FROM read_parquet('${lake}/bronze/iot_events/**/*.parquet')))) / 1000.0
+      - ${idle}, 1);
+SQL
+}
+
 backlog() {
   echo "backlog: $events events to iot-raw at full speed${1:+ ($1)}" >&2
   "${m[@]}" generate --sink=kafka --bootstrapServers="$bootstrap" --generatorDevices="$devices" \
@@ -179,12 +190,7 @@ if [[ ,$phases, == *,backlog,* && ,$runners, == *,direct,* ]]; then
   done
   stop_broker
   # The last windows fire when Gold has been idle for $gold_idle s: that wait is not work.
-  span=$(sql /dev/stdin lake="$direct_lake" idle="$gold_idle" <<'SQL'
-SELECT round((epoch_ms((SELECT max(written_at) FROM read_parquet('${lake}/gold/device_minute/**/*.parquet')))
-      - epoch_ms((SELECT min(ingest_ts) FROM read_parquet('${lake}/bronze/iot_events/**/*.parquet')))) / 1000.0
-      - ${idle}, 1);
-SQL
-)
+  span=$(span_of "$direct_lake" "$gold_idle")
   row backlog direct end-to-end "$events" "$span" "$(per_s "$events" "$span")" "" "" "" "" "" ""
 fi
 if [[ ,$phases, == *,backlog,* && ,$runners, == *,spark,* ]]; then
@@ -292,11 +298,7 @@ if [[ ,$phases, == *,generator,* && ,$runners, == *,direct,* ]]; then
     exit 1
   fi
   n=$(sed -n 's/^bronze : \([0-9]*\) lines read.*/\1/p' "$work/generator.out")
-  span=$(sql /dev/stdin lake="$gen_lake" <<'SQL'
-SELECT round((epoch_ms((SELECT max(written_at) FROM read_parquet('${lake}/gold/device_minute/**/*.parquet')))
-      - epoch_ms((SELECT min(ingest_ts) FROM read_parquet('${lake}/bronze/iot_events/**/*.parquet')))) / 1000.0, 1);
-SQL
-)
+  span=$(span_of "$gen_lake" 0)
   lat=$(latency "$gen_lake" ingest_ts) || { echo "bench/streaming.sh: the generator's latency query failed" >&2; exit 1; }
   read -r _ p50 p99 max <<< "$lat"
   read -r wall cpu rss < <(measured generator)
@@ -323,12 +325,7 @@ if [[ ,$phases, == *,kafka,* && ,$runners, == *,direct,* ]]; then
     echo "bench/streaming.sh: the all-in-one run read $n of the $topic_n records in iot-raw; no figures recorded" >&2
     exit 1
   fi
-  span=$(sql /dev/stdin lake="$kafka_lake" idle="$kafka_idle" <<'SQL'
-SELECT round((epoch_ms((SELECT max(written_at) FROM read_parquet('${lake}/gold/device_minute/**/*.parquet')))
-      - epoch_ms((SELECT min(ingest_ts) FROM read_parquet('${lake}/bronze/iot_events/**/*.parquet')))) / 1000.0
-      - ${idle}, 1);
-SQL
-)
+  span=$(span_of "$kafka_lake" "$kafka_idle")
   lat=$(latency "$kafka_lake" ingest_ts) || { echo "bench/streaming.sh: the all-in-one run's latency query failed" >&2; exit 1; }
   read -r _ p50 p99 max <<< "$lat"
   read -r wall cpu rss < <(measured kafka-run)
