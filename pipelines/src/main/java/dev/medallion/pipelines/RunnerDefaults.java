@@ -114,19 +114,28 @@ public final class RunnerDefaults {
 
   /**
    * The options of an IoT stage ({@link #options}). A stream on the DirectRunner runs on few worker
-   * threads unless {@code --targetParallelism} is set: {@link #GENERATOR_WORKERS} from the
-   * generator, one from a Kafka topic ({@link IotJob#isStream}). The DirectRunner's loop that hands
-   * out bundles and looks through every step's timers runs as a task on the same workers and puts
-   * itself back on their queue at once, work or not; with the default 3 workers on 2 cores it took
-   * 42 % of a stream's CPU samples (JFR, the generator at full speed, 2026-12-04), a cost per
-   * bundle. Measured by hand at {@code 10b13de}, one run each, when the generator's bundles held
-   * 10,000 lines: 1,047,471 generated lines from first Bronze row to last Gold row in 42.5 s with 1
-   * worker and 61 s of CPU, against 47.9 s and 83 s with 3 (44.7 to 47.3 s with 2, 55.0 s with 6);
-   * the Kafka stages' backlog of 100,000 events 5,917 events/s end to end with 65 s of CPU, against
-   * 4,255/s and 114 s. With the generator's bundles of 200,000 lines ({@link
-   * IotJob#GENERATOR_BATCH}) the loop runs less often, and 2 workers use the second core: 18.4,
-   * 18.8 and 18.6 s against 20.0 and 21.6 s with 1 worker and 20.1 s with 3 (2026-12-05). A replay
-   * of files keeps the default: it took 23.1 s with 1 worker against 20.1 s with 3.
+   * threads unless {@code --targetParallelism} is set: {@link #ONE_PROCESS_WORKERS} when one
+   * process runs all three layers ({@code run}, from the generator or a Kafka topic) or Bronze from
+   * the generator, one for a stage that reads a Kafka topic ({@link IotJob#isStream}). The
+   * DirectRunner's loop that hands out bundles and looks through every step's timers runs as a task
+   * on the same workers and puts itself back on their queue at once, work or not; with the default
+   * 3 workers on 2 cores it took 42 % of a stream's CPU samples (JFR, the generator at full speed,
+   * 2026-12-04), a cost per bundle. Measured by hand at {@code 10b13de}, one run each, when the
+   * generator's bundles held 10,000 lines: 1,047,471 generated lines from first Bronze row to last
+   * Gold row in 42.5 s with 1 worker and 61 s of CPU, against 47.9 s and 83 s with 3 (44.7 to 47.3
+   * s with 2, 55.0 s with 6); the Kafka stages' backlog of 100,000 events 5,917 events/s end to end
+   * with 65 s of CPU, against 4,255/s and 114 s. With the generator's bundles of 200,000 lines
+   * ({@link IotJob#GENERATOR_BATCH}) the loop runs less often, and 2 workers use the second core:
+   * 18.4, 18.8 and 18.6 s against 20.0 and 21.6 s with 1 worker and 20.1 s with 3 (2026-12-05). So
+   * does {@code run} from a topic, read in batches of {@link KafkaReads#BATCH} records: a backlog
+   * of 1M in 17.8, 17.6 and 17.5 s from first Bronze row to last Gold row with 2 workers against
+   * 22.2, 22.4 and 22.8 s with 1 (51 s of CPU against 42 s; 17.5 s with 3), its current Gold the
+   * same (2026-12-06). The three stages of the four-process chain, each a process on the same 2
+   * cores, do not: 44.5 s with 2 workers each against 41.4 s with 1. While its topic is idle, the
+   * loop keeps about one core busy with 2 workers (47.6 s of CPU in a 45.7 s run that idled 40 s)
+   * against about a third with 1 (18.4 s): {@code --targetParallelism=1} for a light process at a
+   * low rate. A replay of files keeps the default: it took 23.1 s with 1 worker against 20.1 s with
+   * 3.
    */
   public static IotOptions iotOptions(String[] args, IotJob.Stage stage) {
     IotOptions options = options(args, IotOptions.class);
@@ -134,14 +143,18 @@ public final class RunnerDefaults {
     if (set || isSpark(options) || !IotJob.isStream(stage, options)) {
       return options;
     }
-    int workers = IotJob.readsTheGenerator(stage, options) ? GENERATOR_WORKERS : 1;
+    boolean oneProcess = stage == IotJob.Stage.ALL || IotJob.readsTheGenerator(stage, options);
+    int workers = oneProcess ? ONE_PROCESS_WORKERS : 1;
     String[] withWorkers = Arrays.copyOf(args, args.length + 1);
     withWorkers[args.length] = "--targetParallelism=" + workers;
     return options(withWorkers, IotOptions.class);
   }
 
-  /** The DirectRunner's workers for a stream from the generator ({@link #iotOptions}). */
-  static final int GENERATOR_WORKERS = 2;
+  /**
+   * The DirectRunner's workers for a stream through all three layers in one process, or from the
+   * generator ({@link #iotOptions}).
+   */
+  static final int ONE_PROCESS_WORKERS = 2;
 
   private static final List<String> DIRECT =
       List.of("--enforceImmutability=false", "--enforceEncodability=false", "--blockOnRun=false");

@@ -146,8 +146,8 @@ class RunnerDefaultsTest {
     // the generator
     assertThat(workers(IotJob.Stage.ALL)).isEqualTo(2);
     assertThat(workers(IotJob.Stage.BRONZE)).isEqualTo(2);
-    // Kafka
-    assertThat(workers(IotJob.Stage.ALL, "--inputTopic=iot-raw")).isEqualTo(1);
+    // Kafka: all three layers in one process on two, a stage of the four-process chain on one
+    assertThat(workers(IotJob.Stage.ALL, "--inputTopic=iot-raw")).isEqualTo(2);
     assertThat(workers(IotJob.Stage.BRONZE, "--inputTopic=iot-raw")).isEqualTo(1);
     assertThat(workers(IotJob.Stage.SILVER, "--inputTopic=iot-bronze")).isEqualTo(1);
     assertThat(workers(IotJob.Stage.GOLD, "--inputTopic=iot-silver")).isEqualTo(1);
