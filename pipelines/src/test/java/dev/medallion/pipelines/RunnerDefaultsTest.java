@@ -14,6 +14,9 @@ import org.junit.jupiter.api.Test;
 
 /** The command line's DirectRunner and SparkRunner defaults, and that a user's own flags win. */
 class RunnerDefaultsTest {
+  private static final String WORKERS =
+      "--targetParallelism=" + Math.max(2, Runtime.getRuntime().availableProcessors());
+
   @Test
   void theDirectRunnerRunsWithoutItsDevelopmentChecksUnlessAsked() {
     assertThat(RunnerDefaults.apply(new String[] {"--lakehouse=x"}))
@@ -21,7 +24,8 @@ class RunnerDefaultsTest {
             "--lakehouse=x",
             "--enforceImmutability=false",
             "--enforceEncodability=false",
-            "--blockOnRun=false");
+            "--blockOnRun=false",
+            WORKERS);
     assertThat(
             RunnerDefaults.apply(
                 new String[] {"--runner=DirectRunner", "--enforceImmutability=true"}))
@@ -29,7 +33,27 @@ class RunnerDefaultsTest {
             "--runner=DirectRunner",
             "--enforceImmutability=true",
             "--enforceEncodability=false",
+            "--blockOnRun=false",
+            WORKERS);
+  }
+
+  @Test
+  void theDirectRunnerRunsOneWorkerPerCoreAndAtLeastTwoUnlessAsked() {
+    assertThat(RunnerDefaults.workers(1)).isEqualTo(2);
+    assertThat(RunnerDefaults.workers(2)).isEqualTo(2);
+    assertThat(RunnerDefaults.workers(16)).isEqualTo(16);
+    assertThat(RunnerDefaults.apply(new String[] {"--targetParallelism=5"}))
+        .containsExactly(
+            "--targetParallelism=5",
+            "--enforceImmutability=false",
+            "--enforceEncodability=false",
             "--blockOnRun=false");
+    // a job's options carry it (Beam's own default would be at least 3)
+    assertThat(
+            RunnerDefaults.options(new String[] {}, UsersOptions.class)
+                .as(DirectOptions.class)
+                .getTargetParallelism())
+        .isEqualTo(Math.max(2, Runtime.getRuntime().availableProcessors()));
   }
 
   @Test
@@ -152,15 +176,16 @@ class RunnerDefaultsTest {
     assertThat(workers(IotJob.Stage.SILVER, "--inputTopic=iot-bronze")).isEqualTo(1);
     assertThat(workers(IotJob.Stage.GOLD, "--inputTopic=iot-silver")).isEqualTo(1);
     assertThat(workers(IotJob.Stage.ALL, "--targetParallelism=4")).isEqualTo(4);
-    int usual = PipelineOptionsFactory.create().as(DirectOptions.class).getTargetParallelism();
-    assertThat(usual).isGreaterThan(1);
+    // a batch job's: one per core, at least two
+    int usual = Math.max(2, Runtime.getRuntime().availableProcessors());
     // files, or the layer below's table: not a stream
     assertThat(workers(IotJob.Stage.ALL, "--input=events.ndjson")).isEqualTo(usual);
     assertThat(workers(IotJob.Stage.BRONZE, "--input=events.ndjson")).isEqualTo(usual);
     assertThat(workers(IotJob.Stage.SILVER)).isEqualTo(usual);
     assertThat(workers(IotJob.Stage.GOLD)).isEqualTo(usual);
-    // Spark's own parallelism is its master's
-    assertThat(workers(IotJob.Stage.ALL, "--runner=SparkRunner")).isEqualTo(usual);
+    // Spark's own parallelism is its master's: the DirectRunner's flag is left as it is
+    assertThat(workers(IotJob.Stage.ALL, "--runner=SparkRunner"))
+        .isEqualTo(PipelineOptionsFactory.create().as(DirectOptions.class).getTargetParallelism());
   }
 
   /** The DirectRunner's workers for {@code stage} with {@code args}. */
