@@ -5,6 +5,7 @@ import dev.medallion.lakehouse.S3Support;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Properties;
 import org.apache.beam.runners.spark.SparkPipelineOptions;
 import org.apache.beam.sdk.io.FileSystems;
@@ -17,10 +18,10 @@ import org.apache.beam.sdk.options.StreamingOptions;
  * encodability checks are off, as they are meant for developing a DoFn (the tests run with them on)
  * and keep an encoded copy of every element, which doubles a batch job's memory; {@code run()} does
  * not block, so the live progress line can run beside it; and it runs on one worker thread per
- * core, at least two ({@link #workers}; a stream on fewer, {@link #iotOptions}). The SparkRunner's
- * storage level is {@code DISK_ONLY}, its share of a small heap leaves room for the Parquet writers
- * ({@link #sparkConf}), a multi-output step's outputs are kept packed ({@link SparkMultiOutputs}),
- * and its stages are named after the transforms ({@link SparkStageNames}).
+ * core, at least two ({@link #workers}; a stream its own number, {@link #streamWorkers}). The
+ * SparkRunner's storage level is {@code DISK_ONLY}, its share of a small heap leaves room for the
+ * Parquet writers ({@link #sparkConf}), a multi-output step's outputs are kept packed ({@link
+ * SparkMultiOutputs}), and its stages are named after the transforms ({@link SparkStageNames}).
  */
 public final class RunnerDefaults {
   private RunnerDefaults() {}
@@ -114,46 +115,51 @@ public final class RunnerDefaults {
   }
 
   /**
-   * The options of an IoT stage ({@link #options}). A stream on the DirectRunner runs on few worker
-   * threads unless {@code --targetParallelism} is set: {@link #ONE_PROCESS_WORKERS} when one
-   * process runs all three layers ({@code run}, from the generator or a Kafka topic) or Bronze from
-   * the generator, one for a stage that reads a Kafka topic ({@link IotJob#isStream}). The
-   * DirectRunner's loop that hands out bundles and looks through every step's timers runs as a task
-   * on the same workers and puts itself back on their queue at once, work or not; with the default
-   * 3 workers on 2 cores it took 42 % of a stream's CPU samples (JFR, the generator at full speed,
-   * 2026-12-04), a cost per bundle. Measured by hand at {@code 10b13de}, one run each, when the
-   * generator's bundles held 10,000 lines: 1,047,471 generated lines from first Bronze row to last
-   * Gold row in 42.5 s with 1 worker and 61 s of CPU, against 47.9 s and 83 s with 3 (44.7 to 47.3
-   * s with 2, 55.0 s with 6); the Kafka stages' backlog of 100,000 events 5,917 events/s end to end
-   * with 65 s of CPU, against 4,255/s and 114 s. With the generator's bundles of 200,000 lines
-   * ({@link IotJob#GENERATOR_BATCH}) the loop runs less often, and 2 workers use the second core:
-   * 18.4, 18.8 and 18.6 s against 20.0 and 21.6 s with 1 worker and 20.1 s with 3 (2026-12-05). So
-   * does {@code run} from a topic, read in batches of {@link KafkaReads#BATCH} records: a backlog
-   * of 1M in 17.8, 17.6 and 17.5 s from first Bronze row to last Gold row with 2 workers against
-   * 22.2, 22.4 and 22.8 s with 1 (51 s of CPU against 42 s; 17.5 s with 3), its current Gold the
-   * same (2026-12-06). The three stages of the four-process chain, each a process on the same 2
-   * cores, do not: 44.5 s with 2 workers each against 41.4 s with 1. While its topic is idle, the
-   * loop keeps about one core busy with 2 workers (47.6 s of CPU in a 45.7 s run that idled 40 s)
-   * against about a third with 1 (18.4 s): {@code --targetParallelism=1} for a light process at a
-   * low rate. A replay of files keeps the batch jobs' number ({@link #workers}): it took 23.1 s
-   * with 1 worker against 20.1 s with 3.
+   * The options of an IoT stage ({@link #options}), a stream on the DirectRunner on its own number
+   * of workers ({@link #streamWorkers}) unless {@code --targetParallelism} is set.
    */
   public static IotOptions iotOptions(String[] args, IotJob.Stage stage) {
     IotOptions options = options(args, IotOptions.class);
     boolean set = Arrays.stream(args).anyMatch(a -> a.startsWith("--targetParallelism"));
-    if (set || isSpark(options) || !IotJob.isStream(stage, options)) {
+    OptionalInt workers = streamWorkers(stage, options);
+    if (set || workers.isEmpty()) {
       return options;
     }
-    boolean oneProcess = stage == IotJob.Stage.ALL || IotJob.readsTheGenerator(stage, options);
-    int workers = oneProcess ? ONE_PROCESS_WORKERS : 1;
     String[] withWorkers = Arrays.copyOf(args, args.length + 1);
-    withWorkers[args.length] = "--targetParallelism=" + workers;
+    withWorkers[args.length] = "--targetParallelism=" + workers.getAsInt();
     return options(withWorkers, IotOptions.class);
   }
 
   /**
+   * The DirectRunner's workers for {@code stage} if it reads a stream ({@link IotJob#isStream}),
+   * whatever the cores: {@link #ONE_PROCESS_WORKERS} when one process runs all three layers ({@code
+   * run}, from the generator or a Kafka topic) or Bronze from the generator; one for a stage of the
+   * four-process chain that reads a topic, three processes on the same cores. Empty for a batch job
+   * (files, or the layer below's table: {@link #workers}) and on Spark.
+   *
+   * <p>The DirectRunner's loop that hands out bundles and looks through every step's timers runs as
+   * a task on the same workers and puts itself back on their queue at once, work or not: with
+   * Beam's default of 3 workers on 2 cores it took 42 % of a stream's CPU samples (JFR, the
+   * generator at full speed, 2026-12-04). Large bundles leave a second worker to the work: the
+   * generator's of 200,000 lines ({@link IotJob#GENERATOR_BATCH}), and a topic's batches of up to
+   * {@link KafkaReads#BATCH} records (full over a backlog). A backlog of 1M through {@code run
+   * --inputTopic} took 17.5 to 17.8 s with 2 workers against 22.2 to 22.8 s with 1 (2026-12-06).
+   * While its input is idle, the loop keeps about one core busy with 2 workers, about a third of
+   * one with 1: {@code --targetParallelism=1} for a light process at a low rate. The measurements:
+   * {@code bench/HISTORY.md}, <i>One worker thread for a stream</i>, <i>Two workers for a stream
+   * from the generator</i> and <i>Two workers</i> (over Kafka).
+   */
+  static OptionalInt streamWorkers(IotJob.Stage stage, IotOptions options) {
+    if (isSpark(options) || !IotJob.isStream(stage, options)) {
+      return OptionalInt.empty();
+    }
+    boolean oneProcess = stage == IotJob.Stage.ALL || IotJob.readsTheGenerator(stage, options);
+    return OptionalInt.of(oneProcess ? ONE_PROCESS_WORKERS : 1);
+  }
+
+  /**
    * The DirectRunner's workers for a stream through all three layers in one process, or from the
-   * generator ({@link #iotOptions}).
+   * generator ({@link #streamWorkers}).
    */
   static final int ONE_PROCESS_WORKERS = 2;
 
@@ -166,13 +172,14 @@ public final class RunnerDefaults {
 
   /**
    * The DirectRunner's workers for a job on {@code cores} cores unless {@code --targetParallelism}
-   * is set (a stream's own number, {@link #iotOptions}, replaces it): one per core, and at least
-   * two. Beam's default is one per core and at least three; with a third worker on 2 cores the
-   * runner's loop, which never pauses (above), takes the cores from the work more often. On this
-   * 2-core machine, alternating, four runs each (2026-12-06): the 1M-event IoT replay 16.85, 15.76,
-   * 15.46 and 15.48 s with 2 workers against 16.98, 16.60, 16.65 and 16.73 s with 3 (27.3 to 29.7 s
-   * of user CPU against 29.6 to 30.4 s), and {@code users} at 2M, two runs each, 44.28 and 45.39 s
-   * against 47.75 and 47.07 s.
+   * is set (a stream's own number, {@link #streamWorkers}, replaces it): one per core, and at least
+   * two. Beam's default is one per core and at least three; on 2 cores a third worker probably only
+   * gives the runner's loop, which never pauses ({@link #streamWorkers}), more turns: on the 2-core
+   * benchmark machine, alternating (2026-12-06), the 1M-event IoT replay took 16.85, 15.76, 15.46
+   * and 15.48 s with 2 workers against 16.98, 16.60, 16.65 and 16.73 s with 3, with less CPU (27.3
+   * to 29.7 s of user CPU against 29.6 to 30.4 s), and {@code users} at 2M 44.28 and 45.39 s
+   * against 47.75 and 47.07 s. A replay took 23.1 s with 1 worker against 20.1 s with 3
+   * (2026-12-04).
    */
   static int workers(int cores) {
     return Math.max(2, cores);

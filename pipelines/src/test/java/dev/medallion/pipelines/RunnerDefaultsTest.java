@@ -14,8 +14,10 @@ import org.junit.jupiter.api.Test;
 
 /** The command line's DirectRunner and SparkRunner defaults, and that a user's own flags win. */
 class RunnerDefaultsTest {
-  private static final String WORKERS =
-      "--targetParallelism=" + Math.max(2, Runtime.getRuntime().availableProcessors());
+  // one worker per core, at least two
+  private static final int PER_CORE = Math.max(2, Runtime.getRuntime().availableProcessors());
+
+  private static final String WORKERS = "--targetParallelism=" + PER_CORE;
 
   @Test
   void theDirectRunnerRunsWithoutItsDevelopmentChecksUnlessAsked() {
@@ -53,7 +55,7 @@ class RunnerDefaultsTest {
             RunnerDefaults.options(new String[] {}, UsersOptions.class)
                 .as(DirectOptions.class)
                 .getTargetParallelism())
-        .isEqualTo(Math.max(2, Runtime.getRuntime().availableProcessors()));
+        .isEqualTo(PER_CORE);
   }
 
   @Test
@@ -176,8 +178,7 @@ class RunnerDefaultsTest {
     assertThat(workers(IotJob.Stage.SILVER, "--inputTopic=iot-bronze")).isEqualTo(1);
     assertThat(workers(IotJob.Stage.GOLD, "--inputTopic=iot-silver")).isEqualTo(1);
     assertThat(workers(IotJob.Stage.ALL, "--targetParallelism=4")).isEqualTo(4);
-    // a batch job's: one per core, at least two
-    int usual = Math.max(2, Runtime.getRuntime().availableProcessors());
+    int usual = PER_CORE; // a batch job's
     // files, or the layer below's table: not a stream
     assertThat(workers(IotJob.Stage.ALL, "--input=events.ndjson")).isEqualTo(usual);
     assertThat(workers(IotJob.Stage.BRONZE, "--input=events.ndjson")).isEqualTo(usual);
@@ -186,6 +187,27 @@ class RunnerDefaultsTest {
     // Spark's own parallelism is its master's: the DirectRunner's flag is left as it is
     assertThat(workers(IotJob.Stage.ALL, "--runner=SparkRunner"))
         .isEqualTo(PipelineOptionsFactory.create().as(DirectOptions.class).getTargetParallelism());
+  }
+
+  @Test
+  void aStreamsWorkersDoNotDependOnTheCores() {
+    // two where one process runs the layers, one for a stage of the four-process chain
+    assertThat(streamWorkers(IotJob.Stage.ALL)).hasValue(2);
+    assertThat(streamWorkers(IotJob.Stage.ALL, "--inputTopic=iot-raw")).hasValue(2);
+    assertThat(streamWorkers(IotJob.Stage.ALL, "--runner=DirectRunner", "--inputTopic=iot-raw"))
+        .hasValue(2);
+    assertThat(streamWorkers(IotJob.Stage.BRONZE)).hasValue(2);
+    assertThat(streamWorkers(IotJob.Stage.BRONZE, "--inputTopic=iot-raw")).hasValue(1);
+    assertThat(streamWorkers(IotJob.Stage.SILVER, "--inputTopic=iot-bronze")).hasValue(1);
+    assertThat(streamWorkers(IotJob.Stage.GOLD, "--inputTopic=iot-silver")).hasValue(1);
+    // not a stream: a batch job's number; Spark: its master's
+    assertThat(streamWorkers(IotJob.Stage.ALL, "--input=events.ndjson")).isEmpty();
+    assertThat(streamWorkers(IotJob.Stage.SILVER)).isEmpty();
+    assertThat(streamWorkers(IotJob.Stage.ALL, "--runner=SparkRunner")).isEmpty();
+  }
+
+  private static java.util.OptionalInt streamWorkers(IotJob.Stage stage, String... args) {
+    return RunnerDefaults.streamWorkers(stage, iot(args));
   }
 
   /** The DirectRunner's workers for {@code stage} with {@code args}. */
