@@ -132,6 +132,13 @@ active() {
 # read_by NAME: the records the stage read, from its end report
 read_by() { sed -n 's/^kafka  : \([0-9]*\) records read.*/\1/p' "$work/$1.out"; }
 per_s() { awk -v n="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.0f", n / s }'; }
+# too_short PHASE SPAN: says so when a span is too short to give a rate (a small --events: the
+# whole input can go through in less than a second, below what the tables' instants resolve)
+too_short() {
+  if awk -v s="$2" 'BEGIN { exit !(s < 1) }'; then
+    echo "bench/streaming.sh: the $1 phase took $2 s from first row to last (idle stop left out): too short to give a rate; --events=1000000 measures it" >&2
+  fi
+}
 # measured NAME: "wall cpu rss" of a finished stage
 measured() {
   awk '{ printf "%.1f %.1f %.0f\n", $1, $2 + $3, $4 / 1024 }' "$work/$1.time"
@@ -191,6 +198,7 @@ if [[ ,$phases, == *,backlog,* && ,$runners, == *,direct,* ]]; then
   stop_broker
   # The last windows fire when Gold has been idle for $gold_idle s: that wait is not work.
   span=$(span_of "$direct_lake" "$gold_idle")
+  too_short backlog "$span"
   row backlog direct end-to-end "$events" "$span" "$(per_s "$events" "$span")" "" "" "" "" "" ""
 fi
 if [[ ,$phases, == *,backlog,* && ,$runners, == *,spark,* ]]; then
@@ -299,6 +307,7 @@ if [[ ,$phases, == *,generator,* && ,$runners, == *,direct,* ]]; then
   fi
   n=$(sed -n 's/^bronze : \([0-9]*\) lines read.*/\1/p' "$work/generator.out")
   span=$(span_of "$gen_lake" 0)
+  too_short generator "$span"
   lat=$(latency "$gen_lake" ingest_ts) || { echo "bench/streaming.sh: the generator's latency query failed" >&2; exit 1; }
   read -r _ p50 p99 max <<< "$lat"
   read -r wall cpu rss < <(measured generator)
@@ -326,6 +335,7 @@ if [[ ,$phases, == *,kafka,* && ,$runners, == *,direct,* ]]; then
     exit 1
   fi
   span=$(span_of "$kafka_lake" "$kafka_idle")
+  too_short kafka "$span"
   lat=$(latency "$kafka_lake" ingest_ts) || { echo "bench/streaming.sh: the all-in-one run's latency query failed" >&2; exit 1; }
   read -r _ p50 p99 max <<< "$lat"
   read -r wall cpu rss < <(measured kafka-run)
