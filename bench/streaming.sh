@@ -131,12 +131,13 @@ active() {
 }
 # read_by NAME: the records the stage read, from its end report
 read_by() { sed -n 's/^kafka  : \([0-9]*\) records read.*/\1/p' "$work/$1.out"; }
-per_s() { awk -v n="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.0f", n / s }'; }
-# too_short PHASE SPAN: says so when a span is too short to give a rate (a small --events: the
-# whole input can go through in less than a second, below what the tables' instants resolve)
+# per_s N SECONDS: N per second, none under a second (a small --events can go through in less
+# than a second, below what the tables' instants resolve: too_short says so)
+per_s() { awk -v n="$1" -v s="$2" 'BEGIN { if (s >= 1) printf "%.0f", n / s }'; }
+# too_short PHASE SPAN: says when a span is too short to give a rate
 too_short() {
   if awk -v s="$2" 'BEGIN { exit !(s < 1) }'; then
-    echo "bench/streaming.sh: the $1 phase took $2 s from first row to last (idle stop left out): too short to give a rate; --events=1000000 measures it" >&2
+    echo "bench/streaming.sh: the $1 phase took $2 s from first row to last (idle stop left out): too short to give a rate, none recorded; --events=1000000 measures it" >&2
   fi
 }
 # measured NAME: "wall cpu rss" of a finished stage
