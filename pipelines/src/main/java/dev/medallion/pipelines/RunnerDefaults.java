@@ -5,6 +5,7 @@ import dev.medallion.lakehouse.S3Support;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.OptionalInt;
 import java.util.Properties;
 import org.apache.beam.runners.spark.SparkPipelineOptions;
@@ -241,15 +242,20 @@ public final class RunnerDefaults {
     return Math.max(LEAST, Math.min(SPARK_DEFAULT, Math.floor(leaving * 100) / 100));
   }
 
+  /**
+   * {@code args} with the defaults of the runner they name (none: the DirectRunner) added where the
+   * user did not set them. A runner is named as Beam accepts it: {@code DirectRunner}, {@code
+   * direct}, {@code org.apache.beam.runners.spark.SparkRunner}, {@code spark}, in any case.
+   */
   public static String[] apply(String[] args) {
-    boolean direct =
+    List<String> runners =
         Arrays.stream(args)
             .filter(a -> a.startsWith("--runner="))
-            .allMatch(a -> a.endsWith("=DirectRunner") || a.endsWith(".DirectRunner"));
+            .map(a -> runnerName(a.substring("--runner=".length())))
+            .toList();
+    boolean direct = runners.stream().allMatch("direct"::equals);
+    boolean spark = runners.contains("spark");
     List<String> all = new ArrayList<>(Arrays.asList(args));
-    boolean spark =
-        Arrays.stream(args)
-            .anyMatch(a -> a.equals("--runner=SparkRunner") || a.endsWith(".SparkRunner"));
     for (String flag : direct ? DIRECT : spark ? SPARK : List.<String>of()) {
       String name = flag.substring(0, flag.indexOf('='));
       if (Arrays.stream(args).noneMatch(a -> a.equals(name) || a.startsWith(name + "="))) {
@@ -257,5 +263,15 @@ public final class RunnerDefaults {
       }
     }
     return all.toArray(String[]::new);
+  }
+
+  /**
+   * A runner's short name as Beam resolves {@code --runner}: its class's simple name, lower case,
+   * without "runner" at the end ({@code org.apache.beam.runners.spark.SparkRunner}, {@code
+   * SparkRunner} and {@code spark} are all {@code spark}).
+   */
+  static String runnerName(String runner) {
+    String simple = runner.substring(runner.lastIndexOf('.') + 1).toLowerCase(Locale.ROOT);
+    return simple.endsWith("runner") ? simple.substring(0, simple.length() - 6) : simple;
   }
 }

@@ -72,6 +72,37 @@ class RunnerDefaultsTest {
   }
 
   @Test
+  void aRunnerNamedAsBeamAcceptsItGetsItsDefaults() {
+    for (String spark :
+        List.of(
+            "spark",
+            "SPARK",
+            "sparkrunner",
+            "SparkRunner",
+            "org.apache.beam.runners.spark.SparkRunner")) {
+      assertThat(RunnerDefaults.apply(new String[] {"--runner=" + spark}))
+          .containsExactly("--runner=" + spark, "--storageLevel=DISK_ONLY");
+      // and Beam takes it for the SparkRunner too
+      assertThat(
+              PipelineOptionsFactory.fromArgs("--runner=" + spark)
+                  .create()
+                  .getRunner()
+                  .getSimpleName())
+          .isEqualTo("SparkRunner");
+    }
+    for (String direct : List.of("direct", "Direct", "directrunner", "DirectRunner")) {
+      assertThat(RunnerDefaults.apply(new String[] {"--runner=" + direct}))
+          .contains("--enforceImmutability=false", WORKERS);
+      assertThat(
+              PipelineOptionsFactory.fromArgs("--runner=" + direct)
+                  .create()
+                  .getRunner()
+                  .getSimpleName())
+          .isEqualTo("DirectRunner");
+    }
+  }
+
+  @Test
   void otherRunnersGetNothingAdded() {
     assertThat(RunnerDefaults.apply(new String[] {"--runner=FlinkRunner"}))
         .containsExactly("--runner=FlinkRunner");
