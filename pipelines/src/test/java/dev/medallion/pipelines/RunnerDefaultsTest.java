@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.entry;
 import dev.medallion.core.ReadNdjsonLines;
 import dev.medallion.lakehouse.LakehouseOptions;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Properties;
 import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
@@ -237,7 +238,7 @@ class RunnerDefaultsTest {
     assertThat(streamWorkers(IotJob.Stage.ALL, "--runner=SparkRunner")).isEmpty();
   }
 
-  private static java.util.OptionalInt streamWorkers(IotJob.Stage stage, String... args) {
+  private static OptionalInt streamWorkers(IotJob.Stage stage, String... args) {
     return RunnerDefaults.streamWorkers(stage, iot(args));
   }
 
