@@ -8,9 +8,9 @@ import dev.medallion.iot.IotMedallion;
 import dev.medallion.lakehouse.Catalog;
 import dev.medallion.lakehouse.LakeTables;
 import dev.medallion.lakehouse.Lakehouse;
-import org.apache.beam.sdk.io.WriteFilesResult;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PDone;
@@ -106,18 +106,16 @@ public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
           WriteTableFiles.to(lake.table(table), partition, runId, lake.written(runId, table)));
       return;
     }
-    WriteFilesResult<String> written =
+    PCollection<KV<String, String>> written =
         rows.apply(
             "Write " + table,
             WriteTable.to(lake.table(table), partition, runId)
                 .withNumShards(numShards)
                 .withFlushEvery(flushEvery));
     if (commitTo != null) {
-      written
-          .getPerDestinationOutputFilenames()
-          .apply(
-              "Commit " + table,
-              CommitFlushes.to(commitTo, Catalog.byPath(table).name(), runId, flushEvery));
+      written.apply(
+          "Commit " + table,
+          CommitFlushes.to(commitTo, Catalog.byPath(table).name(), runId, flushEvery));
     }
   }
 

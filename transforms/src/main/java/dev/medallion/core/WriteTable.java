@@ -1,12 +1,15 @@
 package dev.medallion.core;
 
 import java.io.IOException;
-import java.nio.channels.WritableByteChannel;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
-import org.apache.beam.sdk.io.FileIO;
-import org.apache.beam.sdk.io.WriteFilesResult;
+import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.windowing.AfterProcessingTime;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
@@ -16,18 +19,25 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
 import org.apache.parquet.hadoop.ParquetWriter;
-import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 
 /**
  * Appends a PCollection of schema'd records to a Parquet table folder, partitioned hive-style
  * ({@code date=2026-11-29/hour=10}). Records are moved into the global window and flushed on a
  * processing-time trigger, so no record is ever dropped by the write for being late, in batch and
- * in streaming alike; every flush writes new files ({@code part-<runId>-pane-N-…}), never rewriting
- * old ones, with an explicit shard count (the SparkRunner loses rows in dynamic writes without
- * one). The Parquet schema is derived from the record's Beam schema: one definition.
+ * in streaming alike; every flush writes new files ({@code part-<runId>-<uuid>.parquet}, as a
+ * replay's, {@link WriteTableFiles}), never rewriting old ones, {@link #withNumShards} files per
+ * partition and flush. The Parquet schema is derived from the record's Beam schema: one definition.
+ * The output gives each file written as its partition and path, in the pane of the flush that wrote
+ * it; a file whose write failed is in no output, and the run's cleanup deletes it by its name.
+ *
+ * <p>Not Beam's {@code FileIO.write}, whose temporary files are gathered, renamed and gathered
+ * again in 28 steps per table: the DirectRunner's driver looks for fired timers in every step after
+ * every task (17 % of a stream's worker CPU for 250 steps, 224 of them the seven tables' writes and
+ * commits; JFR, 2026-12-05), and on S3 a rename is a copy. Here a table's write is five steps: the
+ * window, the batches per partition, their shards, one grouping, and the files.
  */
-public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<String>> {
+public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<String, String>>> {
   private final String tableRoot;
   private final SerializableFunction<T, String> partition;
   private final String runId;
@@ -52,7 +62,11 @@ public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<S
     return new WriteTable<>(tableRoot, partition, runId, 1, Duration.standardSeconds(10));
   }
 
+  /** At most {@code shards} files per partition and flush, written in parallel (default 1). */
   public WriteTable<T> withNumShards(int shards) {
+    if (shards < 1) {
+      throw new IllegalArgumentException("a table is written in at least one shard, not " + shards);
+    }
     return new WriteTable<>(tableRoot, partition, runId, shards, flushEvery);
   }
 
@@ -61,11 +75,9 @@ public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<S
   }
 
   @Override
-  public WriteFilesResult<String> expand(PCollection<T> input) {
+  public PCollection<KV<String, String>> expand(PCollection<T> input) {
     // Parquet files of an Iceberg table hold microsecond timestamps (ParquetRecords).
     ParquetRecords records = ParquetRecords.of(input.getSchema());
-    SerializableFunction<T, Row> toRow = input.getToRowFunction();
-    String prefix = "part-" + runId;
     return input
         .apply(
             "FlushOnProcessingTime",
@@ -76,53 +88,94 @@ public class WriteTable<T> extends PTransform<PCollection<T>, WriteFilesResult<S
                 .withAllowedLateness(Duration.ZERO)
                 .discardingFiredPanes())
         .apply("BatchByPartition", KeyedBatches.inTheGlobalWindow(partition))
+        .apply("SpreadOverShards", ParDo.of(new SpreadOverShardsFn(numShards)))
+        .setCoder(
+            KvCoder.of(KvCoder.of(StringUtf8Coder.of(), VarIntCoder.of()), BatchBytesCoder.of()))
+        .apply("GroupIntoFiles", GroupByKey.create())
         .apply(
-            "WriteParquet",
-            FileIO.<String, KV<String, byte[]>>writeDynamic()
-                .by(KV::getKey)
-                .withDestinationCoder(StringUtf8Coder.of())
-                .via(new BatchSink<>(input.getCoder(), toRow, records))
-                .to(tableRoot)
-                .withNaming(dir -> FileIO.Write.defaultNaming(dir + "/" + prefix, ".parquet"))
-                .withNumShards(numShards));
+            "WriteFiles",
+            ParDo.of(
+                new WriteFileFn<>(
+                    tableRoot, runId, input.getCoder(), input.getToRowFunction(), records)))
+        .setCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of()));
   }
 
   /**
-   * Writes batches of records ({@link KeyedBatches}) record by record into a Parquet file, as a
-   * replay's files are written ({@link RowWriteSupport}: no Avro record per row; the same column
-   * settings, {@link WriteTableFiles#open}). The write groups what it flushes per shard, and the
-   * DirectRunner copies a shard's values through their coder whenever a bundle reaches it: batches
-   * are copied as byte arrays, not record by record (the copies grew with the rate times the flush
-   * interval: 20 % of a stream's CPU at 8,600 records/s, JFR, 2026-12-04).
+   * Each batch to one of a partition's shards, in turn from a random first one (as Beam's sharded
+   * writes do), so a flush's batches of a partition spread evenly over its files.
    */
-  static class BatchSink<T> implements FileIO.Sink<KV<String, byte[]>> {
+  static class SpreadOverShardsFn
+      extends DoFn<KV<String, byte[]>, KV<KV<String, Integer>, byte[]>> {
+    private final int shards;
+    private transient int next;
+
+    SpreadOverShardsFn(int shards) {
+      this.shards = shards;
+    }
+
+    @Setup
+    public void setup() {
+      next = ThreadLocalRandom.current().nextInt(shards);
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<String, byte[]> batch, OutputReceiver<KV<KV<String, Integer>, byte[]>> out) {
+      out.output(KV.of(KV.of(batch.getKey(), next), batch.getValue()));
+      next = (next + 1) % shards;
+    }
+  }
+
+  /**
+   * Writes a shard's batches of records ({@link KeyedBatches}) of one flush record by record into
+   * one new Parquet file, as a replay's files are written ({@link RowWriteSupport}: no Avro record
+   * per row; the same column settings, {@link WriteTableFiles#open}); outputs its partition and
+   * path once the file is whole. The DirectRunner copies a group's values through their coder
+   * whenever a bundle reaches it: batches are copied as byte arrays, not record by record (the
+   * copies grew with the rate times the flush interval: 20 % of a stream's CPU at 8,600 records/s,
+   * JFR, 2026-12-04).
+   */
+  static class WriteFileFn<T>
+      extends DoFn<KV<KV<String, Integer>, Iterable<byte[]>>, KV<String, String>> {
+    private final String tableRoot;
+    private final String runId;
     private final Coder<T> coder;
     private final SerializableFunction<T, Row> toRow;
     private final ParquetRecords records;
-    private transient @Nullable ParquetWriter<Row> writer;
 
-    BatchSink(Coder<T> coder, SerializableFunction<T, Row> toRow, ParquetRecords records) {
+    WriteFileFn(
+        String tableRoot,
+        String runId,
+        Coder<T> coder,
+        SerializableFunction<T, Row> toRow,
+        ParquetRecords records) {
+      this.tableRoot = tableRoot;
+      this.runId = runId;
       this.coder = coder;
       this.toRow = toRow;
       this.records = records;
     }
 
-    @Override
-    public void open(WritableByteChannel channel) throws IOException {
-      writer = WriteTableFiles.open(WriteTableFiles.ChannelOutputFile.of(channel), records);
-    }
-
-    @Override
-    public void write(KV<String, byte[]> batch) throws IOException {
-      for (T record : KeyedBatches.decode(batch.getValue(), coder)) {
-        writer.write(toRow.apply(record));
+    @ProcessElement
+    public void process(
+        @Element KV<KV<String, Integer>, Iterable<byte[]>> shard,
+        OutputReceiver<KV<String, String>> out)
+        throws IOException {
+      String part = shard.getKey().getKey();
+      String path = WriteTableFiles.newFile(tableRoot, part, runId);
+      ParquetWriter<Row> writer = WriteTableFiles.open(path, records);
+      try {
+        for (byte[] batch : shard.getValue()) {
+          for (T record : KeyedBatches.decode(batch, coder)) {
+            writer.write(toRow.apply(record));
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        WriteTableFiles.closeQuietly(writer);
+        throw e;
       }
-    }
-
-    /** Ends the file (its footer); the write closes the channel. */
-    @Override
-    public void flush() throws IOException {
       writer.close();
+      out.output(KV.of(part, path));
     }
   }
 }

@@ -3,7 +3,6 @@ package dev.medallion.core;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
-import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -35,7 +34,6 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.DelegatingPositionOutputStream;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
-import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 
 /**
@@ -154,15 +152,7 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
         out.output(paths.remove(oldest));
       }
       if (writer == null) {
-        String path =
-            tableRoot
-                + (tableRoot.endsWith("/") ? "" : "/")
-                + (part.isEmpty() ? "" : part + "/")
-                + "part-"
-                + runId
-                + "-"
-                + UUID.randomUUID()
-                + ".parquet";
+        String path = newFile(tableRoot, part, runId);
         writer = open(path, records);
         writers.put(part, writer);
         paths.put(part, path);
@@ -196,14 +186,31 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
     }
 
     private static void closeQuietly(Map<String, ParquetWriter<Row>> open) {
-      for (ParquetWriter<Row> w : open.values()) {
-        try {
-          w.close();
-        } catch (IOException | RuntimeException ignored) {
-          // The first failure is the one reported; this file is not committed.
-        }
-      }
+      open.values().forEach(WriteTableFiles::closeQuietly);
     }
+  }
+
+  /** Closes a file whose write failed: it is not committed, and the run's cleanup deletes it. */
+  static void closeQuietly(ParquetWriter<Row> writer) {
+    try {
+      writer.close();
+    } catch (IOException | RuntimeException ignored) {
+      // The first failure is the one reported.
+    }
+  }
+
+  /**
+   * A new file of run {@code runId} in partition {@code part} of the table at {@code tableRoot}.
+   */
+  static String newFile(String tableRoot, String part, String runId) {
+    return tableRoot
+        + (tableRoot.endsWith("/") ? "" : "/")
+        + (part.isEmpty() ? "" : part + "/")
+        + "part-"
+        + runId
+        + "-"
+        + UUID.randomUUID()
+        + ".parquet";
   }
 
   /**
@@ -239,16 +246,10 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
   static final java.util.Set<String> NO_STATISTICS =
       java.util.Set.of("raw_line", "raw_payload", "original_payload");
 
-  /** A new file of a table's rows ({@link RowWriteSupport}). */
+  /** A new file of a table's rows ({@link RowWriteSupport}), with every table file's settings. */
   static ParquetWriter<Row> open(String path, ParquetRecords records) throws IOException {
-    return open(ChannelOutputFile.of(path), records);
-  }
-
-  /**
-   * A table's rows into {@code file} ({@link RowWriteSupport}), with every table file's settings.
-   */
-  static ParquetWriter<Row> open(OutputFile file, ParquetRecords records) throws IOException {
-    return configured(RowWriteSupport.builder(file, records), records.schema());
+    return configured(
+        RowWriteSupport.builder(ChannelOutputFile.of(path), records), records.schema());
   }
 
   /** A new file of Avro records of {@code schema} (a table's files, rewritten). */
@@ -324,37 +325,23 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
   }
 
   /**
-   * A channel as Parquet's {@link OutputFile}: a new file of Beam's file systems (local, {@code
-   * s3://}, …, {@link #of(String)}), or a channel opened by someone else (Beam's {@code FileIO},
-   * {@link #of(WritableByteChannel)}).
+   * A new file of Beam's file systems (local, {@code s3://}, …) as Parquet's {@link OutputFile}.
    */
   static final class ChannelOutputFile implements OutputFile {
-    /** Opens the channel the file is written to. */
-    interface Opener {
-      WritableByteChannel open() throws IOException;
-    }
+    private final String path;
 
-    private final Opener opener;
-    private final @Nullable String path;
-
-    private ChannelOutputFile(Opener opener, @Nullable String path) {
-      this.opener = opener;
+    private ChannelOutputFile(String path) {
       this.path = path;
     }
 
     static ChannelOutputFile of(String path) {
-      return new ChannelOutputFile(
-          () -> FileSystems.create(FileSystems.matchNewResource(path, false), MimeTypes.BINARY),
-          path);
-    }
-
-    static ChannelOutputFile of(WritableByteChannel channel) {
-      return new ChannelOutputFile(() -> channel, null);
+      return new ChannelOutputFile(path);
     }
 
     @Override
     public PositionOutputStream create(long blockSizeHint) throws IOException {
-      return positioned(Channels.newOutputStream(opener.open()));
+      ResourceId file = FileSystems.matchNewResource(path, false);
+      return positioned(Channels.newOutputStream(FileSystems.create(file, MimeTypes.BINARY)));
     }
 
     @Override
@@ -373,7 +360,7 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
     }
 
     @Override
-    public @Nullable String getPath() {
+    public String getPath() {
       return path;
     }
   }

@@ -9,12 +9,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,7 +60,7 @@ class TableRoundTripTest {
   }
 
   /**
-   * A stream's records reach the files in batches per partition ({@link WriteTable.BatchSink}):
+   * A stream's records reach the files in batches per partition ({@link WriteTable.WriteFileFn}):
    * more records than a batch holds, over three partitions and several bundles, each read back
    * once.
    */
@@ -69,8 +73,78 @@ class TableRoundTripTest {
     }
     String table = dir.resolve("silver/sensor_readings").toString();
     Pipeline write = Pipeline.create(PipelineOptionsFactory.create());
+    write
+        .apply(inBundlesOf1000(write, rows))
+        .apply(WriteTable.<SensorReading>to(table, r -> "date=" + r.getDate(), "test"));
+    write.run().waitUntilFinish();
+
+    Pipeline read = Pipeline.create(PipelineOptionsFactory.create());
+    PAssert.that(read.apply(ReadTable.of(table, SensorReading.class))).containsInAnyOrder(rows);
+    read.run().waitUntilFinish();
+  }
+
+  /**
+   * A flush writes at most {@code numShards} files per partition (here five bundles' batches of
+   * three partitions, in one pane, over two shards), and the write's output names exactly the files
+   * it wrote, each under its partition: what a stream commits.
+   */
+  @Test
+  void aFlushWritesAtMostItsShardsPerPartitionAndNamesEachFile() throws Exception {
+    List<SensorReading> rows = new ArrayList<>();
+    for (int i = 0; i < 5000; i++) {
+      String day = "2026-11-" + (27 + i % 3);
+      rows.add(reading("dev-000" + (1 + i % 3), "humidity", i % 100, day + "T08:00:00Z", null));
+    }
+    String table = dir.resolve("silver/sensor_readings").toString();
+    Pipeline write = Pipeline.create(PipelineOptionsFactory.create());
+    PCollection<KV<String, String>> written =
+        write
+            .apply(inBundlesOf1000(write, rows))
+            .apply(
+                WriteTable.<SensorReading>to(table, r -> "date=" + r.getDate(), "test")
+                    .withNumShards(2));
+    PAssert.that(written)
+        .satisfies(
+            files -> {
+              Map<String, List<String>> byPartition = new TreeMap<>();
+              files.forEach(
+                  f ->
+                      byPartition
+                          .computeIfAbsent(f.getKey(), k -> new ArrayList<>())
+                          .add(f.getValue()));
+              assertThat(byPartition)
+                  .containsOnlyKeys("date=2026-11-27", "date=2026-11-28", "date=2026-11-29");
+              byPartition.forEach(
+                  (part, paths) -> {
+                    assertThat(paths).as(part).hasSizeBetween(1, 2);
+                    assertThat(paths)
+                        .allSatisfy(
+                            f ->
+                                assertThat(f)
+                                    .startsWith(table + "/" + part + "/part-test-")
+                                    .endsWith(".parquet"));
+                  });
+              try (Stream<Path> onDisk = Files.walk(Path.of(table))) {
+                assertThat(onDisk.map(Path::toString).filter(f -> f.endsWith(".parquet")))
+                    .containsExactlyInAnyOrderElementsOf(
+                        byPartition.values().stream().flatMap(List::stream).toList());
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+              return null;
+            });
+    write.run().waitUntilFinish();
+
+    Pipeline read = Pipeline.create(PipelineOptionsFactory.create());
+    PAssert.that(read.apply(ReadTable.of(table, SensorReading.class))).containsInAnyOrder(rows);
+    read.run().waitUntilFinish();
+  }
+
+  /** {@code rows} as a stream, 1,000 to a bundle, stamped with their event time. */
+  private static TestStream<SensorReading> inBundlesOf1000(Pipeline p, List<SensorReading> rows)
+      throws Exception {
     TestStream.Builder<SensorReading> stream =
-        TestStream.create(write.getSchemaRegistry().getSchemaCoder(SensorReading.class));
+        TestStream.create(p.getSchemaRegistry().getSchemaCoder(SensorReading.class));
     for (int from = 0; from < rows.size(); from += 1000) {
       stream =
           stream.addElements(
@@ -79,14 +153,7 @@ class TableRoundTripTest {
                   .map(r -> TimestampedValue.of(r, r.getEventTs()))
                   .toArray(TimestampedValue[]::new));
     }
-    write
-        .apply(stream.advanceWatermarkToInfinity())
-        .apply(WriteTable.<SensorReading>to(table, r -> "date=" + r.getDate(), "test"));
-    write.run().waitUntilFinish();
-
-    Pipeline read = Pipeline.create(PipelineOptionsFactory.create());
-    PAssert.that(read.apply(ReadTable.of(table, SensorReading.class))).containsInAnyOrder(rows);
-    read.run().waitUntilFinish();
+    return stream.advanceWatermarkToInfinity();
   }
 
   @Test
