@@ -111,8 +111,8 @@ public interface LakehouseOptions extends PipelineOptions {
   void setCatalogUri(String value);
 
   @Description(
-      "Streams: files written per partition and flush. (Batch jobs and replays write one file per"
-          + " partition and bundle.)")
+      "Streams: at most this many files per partition and flush, written in parallel. (Batch jobs"
+          + " and replays write one file per partition and bundle.)")
   @Default.Integer(1)
   int getNumShards();
 

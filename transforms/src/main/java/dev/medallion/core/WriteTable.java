@@ -34,7 +34,7 @@ import org.joda.time.Duration;
  * <p>Not Beam's {@code FileIO.write}, whose temporary files are gathered, renamed and gathered
  * again in 28 steps per table: the DirectRunner's driver looks for fired timers in every step after
  * every task (17 % of a stream's worker CPU for 250 steps, 224 of them the seven tables' writes and
- * commits; JFR, 2026-12-05), and on S3 a rename is a copy. Here a table's write is five steps: the
+ * commits; JFR, 2026-12-06), and on S3 a rename is a copy. Here a table's write is five steps: the
  * window, the batches per partition, their shards, one grouping, and the files.
  */
 public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<String, String>>> {
