@@ -646,6 +646,8 @@ public final class LakeTables implements AutoCloseable {
       if (m.status() == MatchResult.Status.OK) {
         for (MatchResult.Metadata md : m.metadata()) {
           String path = md.resourceId().toString();
+          // Beam's FileIO, which wrote a stream's files until 33a124e, kept its unfinished files
+          // in .temp folders of the table (an older lakehouse may still hold some).
           if (!path.contains("/.temp")) {
             out.add(path);
           }

@@ -3,6 +3,7 @@ package dev.medallion.pipelines;
 import dev.medallion.core.MedallionException;
 import dev.medallion.core.ReadTable;
 import dev.medallion.core.WriteTable;
+import dev.medallion.core.WriteTableFiles;
 import dev.medallion.lakehouse.Catalog;
 import dev.medallion.lakehouse.LakeTables;
 import dev.medallion.lakehouse.Lakehouse;
@@ -17,6 +18,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.Values;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.Row;
 import org.apache.iceberg.DataFile;
 
@@ -62,7 +67,14 @@ public final class CompactJob {
       work.forEach(
           (t, parts) -> {
             Catalog.Table columns = tables.current(t);
-            parts.forEach((partition, files) -> merge(p, lake, columns, partition, files, o));
+            List<PCollection<String>> merged = new ArrayList<>();
+            parts.forEach(
+                (partition, files) -> merged.add(merge(p, lake, columns, partition, files, o)));
+            PCollectionList.of(merged)
+                .apply("Files of " + t.name(), Flatten.pCollections())
+                .apply(
+                    "List " + t.name(),
+                    WriteTableFiles.manifest(lake.written(o.getRunId(), t.path())));
           });
       RunIds.claim(lake, o.getRunId());
       try {
@@ -77,7 +89,8 @@ public final class CompactJob {
       for (Map.Entry<Catalog.Table, Map<String, List<String>>> e : work.entrySet()) {
         List<String> old = new ArrayList<>();
         e.getValue().values().forEach(old::addAll);
-        List<String> merged = tables.writtenBy(e.getKey(), o.getRunId(), "");
+        // The files its manifest lists: not one a retried task wrote beside them.
+        List<String> merged = tables.listedBy(e.getKey(), o.getRunId(), "");
         tables.rewrite(o.getRunId(), e.getKey().name(), old, merged);
         out.add(new Compacted(e.getKey().name(), e.getValue().size(), old.size(), merged.size()));
       }
@@ -109,9 +122,9 @@ public final class CompactJob {
 
   /**
    * One partition's files read and written again as one file, into the same partition, with every
-   * column the table has now (the wide Gold tables have more than their record).
+   * column the table has now (the wide Gold tables have more than their record); the file's path.
    */
-  private static void merge(
+  private static PCollection<String> merge(
       Pipeline p,
       Lakehouse lake,
       Catalog.Table t,
@@ -119,10 +132,11 @@ public final class CompactJob {
       List<String> files,
       CompactOptions o) {
     String name = t.name() + "/" + partition;
-    p.apply("Read " + name, ReadTable.rowsOfFiles(files, t.schema()))
+    return p.apply("Read " + name, ReadTable.rowsOfFiles(files, t.schema()))
         .apply(
             "Write " + name,
             WriteTable.<Row>to(lake.table(t.path()), record -> partition, o.getRunId())
-                .withNumShards(1));
+                .withNumShards(1))
+        .apply("Path of " + name, Values.create());
   }
 }

@@ -254,6 +254,10 @@ public final class IotJob {
       }
     } else if (streams) {
       counts = countedInCommits(stage, counts, tables, runId, name);
+      // The job has stopped: a file of this run no commit lists is a write that failed or that a
+      // retried task repeated (WriteTable), or a last flush a Spark stream stopped before it
+      // committed; none of them is in a table.
+      RunIds.discard(tables, runId);
     } else {
       if (reingest == IotReingest.NONE) {
         try {

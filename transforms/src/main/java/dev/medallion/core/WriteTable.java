@@ -1,6 +1,9 @@
 package dev.medallion.core;
 
 import java.io.IOException;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
@@ -26,16 +29,19 @@ import org.joda.time.Duration;
  * ({@code date=2026-11-29/hour=10}). Records are moved into the global window and flushed on a
  * processing-time trigger, so no record is ever dropped by the write for being late, in batch and
  * in streaming alike; every flush writes new files ({@code part-<runId>-<uuid>.parquet}, as a
- * replay's, {@link WriteTableFiles}), never rewriting old ones, {@link #withNumShards} files per
- * partition and flush. The Parquet schema is derived from the record's Beam schema: one definition.
- * The output gives each file written as its partition and path, in the pane of the flush that wrote
- * it; a file whose write failed is in no output, and the run's cleanup deletes it by its name.
+ * replay's, {@link WriteTableFiles}), never rewriting old ones, at most {@link #withNumShards}
+ * files per partition and flush. The Parquet schema is derived from the record's Beam schema: one
+ * definition. The output gives each file written as its partition and path, in the pane of the
+ * flush that wrote it. A file whose write failed is deleted and in no output; one a retried task
+ * left is in no output either, and the run deletes the files it wrote and did not commit when it
+ * ends.
  *
  * <p>Not Beam's {@code FileIO.write}, whose temporary files are gathered, renamed and gathered
- * again in 28 steps per table: the DirectRunner's driver looks for fired timers in every step after
- * every task (17 % of a stream's worker CPU for 250 steps, 224 of them the seven tables' writes and
- * commits; JFR, 2026-12-06), and on S3 a rename is a copy. Here a table's write is five steps: the
- * window, the batches per partition, their shards, one grouping, and the files.
+ * again (the write was 28 steps per table, 26 of them {@code FileIO}'s): the DirectRunner's driver
+ * looks for fired timers in every step after every task (17 % of a stream's worker CPU for 250
+ * steps, 224 of them the seven tables' writes and commits; JFR, 2026-12-06), and on S3 a rename is
+ * a copy. Here a table's write is five steps: the window, the batches per partition, their shards,
+ * one grouping, and the files.
  */
 public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<String, String>>> {
   private final String tableRoot;
@@ -101,13 +107,15 @@ public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<Str
   }
 
   /**
-   * Each batch to one of a partition's shards, in turn from a random first one (as Beam's sharded
-   * writes do), so a flush's batches of a partition spread evenly over its files.
+   * Each batch to one of its partition's shards, in turn per partition from a random first one (as
+   * Beam's sharded writes do), so a flush's batches of a partition spread evenly over its files.
    */
   static class SpreadOverShardsFn
       extends DoFn<KV<String, byte[]>, KV<KV<String, Integer>, byte[]>> {
     private final int shards;
-    private transient int next;
+    // The next shard of each partition this instance has seen (a stream's partitions: its days or
+    // hours so far).
+    private transient Map<String, Integer> next;
 
     SpreadOverShardsFn(int shards) {
       this.shards = shards;
@@ -115,14 +123,16 @@ public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<Str
 
     @Setup
     public void setup() {
-      next = ThreadLocalRandom.current().nextInt(shards);
+      next = new HashMap<>();
     }
 
     @ProcessElement
     public void process(
         @Element KV<String, byte[]> batch, OutputReceiver<KV<KV<String, Integer>, byte[]>> out) {
-      out.output(KV.of(KV.of(batch.getKey(), next), batch.getValue()));
-      next = (next + 1) % shards;
+      String part = batch.getKey();
+      int shard = next.computeIfAbsent(part, p -> ThreadLocalRandom.current().nextInt(shards));
+      next.put(part, (shard + 1) % shards);
+      out.output(KV.of(KV.of(part, shard), batch.getValue()));
     }
   }
 
@@ -130,10 +140,11 @@ public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<Str
    * Writes a shard's batches of records ({@link KeyedBatches}) of one flush record by record into
    * one new Parquet file, as a replay's files are written ({@link RowWriteSupport}: no Avro record
    * per row; the same column settings, {@link WriteTableFiles#open}); outputs its partition and
-   * path once the file is whole. The DirectRunner copies a group's values through their coder
-   * whenever a bundle reaches it: batches are copied as byte arrays, not record by record (the
-   * copies grew with the rate times the flush interval: 20 % of a stream's CPU at 8,600 records/s,
-   * JFR, 2026-12-04).
+   * path once the file is whole; a file whose write failed is deleted. A key's pane without batches
+   * (its on-time pane at the end of a bounded input, when its flushes took every batch) writes
+   * nothing. The DirectRunner copies a group's values through their coder whenever a bundle reaches
+   * it: batches are copied as byte arrays, not record by record (the copies grew with the rate
+   * times the flush interval: 20 % of a stream's CPU at 8,600 records/s, JFR, 2026-12-04).
    */
   static class WriteFileFn<T>
       extends DoFn<KV<KV<String, Integer>, Iterable<byte[]>>, KV<String, String>> {
@@ -161,20 +172,30 @@ public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<Str
         @Element KV<KV<String, Integer>, Iterable<byte[]>> shard,
         OutputReceiver<KV<String, String>> out)
         throws IOException {
+      Iterator<byte[]> batches = shard.getValue().iterator();
+      if (!batches.hasNext()) {
+        return;
+      }
       String part = shard.getKey().getKey();
       String path = WriteTableFiles.newFile(tableRoot, part, runId);
       ParquetWriter<Row> writer = WriteTableFiles.open(path, records);
       try {
-        for (byte[] batch : shard.getValue()) {
-          for (T record : KeyedBatches.decode(batch, coder)) {
+        while (batches.hasNext()) {
+          for (T record : KeyedBatches.decode(batches.next(), coder)) {
             writer.write(toRow.apply(record));
           }
         }
       } catch (IOException | RuntimeException e) {
         WriteTableFiles.closeQuietly(writer);
+        WriteTableFiles.deleteQuietly(path);
         throw e;
       }
-      writer.close();
+      try {
+        writer.close();
+      } catch (IOException | RuntimeException e) {
+        WriteTableFiles.deleteQuietly(path);
+        throw e;
+      }
       out.output(KV.of(part, path));
     }
   }

@@ -4,12 +4,15 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.beam.sdk.io.FileSystems;
+import org.apache.beam.sdk.io.fs.MoveOptions;
 import org.apache.beam.sdk.io.fs.ResourceId;
 import org.apache.beam.sdk.transforms.Combine;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -91,6 +94,31 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
         .apply("ListFiles", Combine.globally(new JoinLines()))
         .apply("WriteManifest", ParDo.of(new WriteManifestFn(manifest)));
     return PDone.in(input.getPipeline());
+  }
+
+  /**
+   * Lists the file paths of its input in one manifest at {@code path}, once, when the input ends
+   * (sorted, one per line; replacing one a retried attempt wrote): for a bounded job that commits
+   * the files it lists, and not files a retried or recomputed task left beside them.
+   */
+  public static PTransform<PCollection<String>, PDone> manifest(String path) {
+    return new ListInManifest(path);
+  }
+
+  private static final class ListInManifest extends PTransform<PCollection<String>, PDone> {
+    private final String path;
+
+    private ListInManifest(String path) {
+      this.path = path;
+    }
+
+    @Override
+    public PDone expand(PCollection<String> paths) {
+      inTheGlobalWindow(paths)
+          .apply("ListFiles", Combine.globally(new JoinLines()))
+          .apply("WriteManifest", ParDo.of(new WriteManifestFn(path)));
+      return PDone.in(paths.getPipeline());
+    }
   }
 
   /**
@@ -200,6 +228,19 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
   }
 
   /**
+   * Deletes a file whose write failed, if it is there; a failure to is left to the run's cleanup.
+   */
+  static void deleteQuietly(String path) {
+    try {
+      FileSystems.delete(
+          List.of(FileSystems.matchNewResource(path, false)),
+          MoveOptions.StandardMoveOptions.IGNORE_MISSING_FILES);
+    } catch (IOException | RuntimeException ignored) {
+      // The write's own failure is the one reported.
+    }
+  }
+
+  /**
    * A new file of run {@code runId} in partition {@code part} of the table at {@code tableRoot}.
    */
   static String newFile(String tableRoot, String part, String runId) {
@@ -280,28 +321,28 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
   }
 
   /** The lines, sorted, joined with newlines; "" for none. */
-  static class JoinLines extends Combine.CombineFn<String, java.util.List<String>, String> {
+  static class JoinLines extends Combine.CombineFn<String, List<String>, String> {
     @Override
-    public java.util.List<String> createAccumulator() {
-      return new java.util.ArrayList<>();
+    public List<String> createAccumulator() {
+      return new ArrayList<>();
     }
 
     @Override
-    public java.util.List<String> addInput(java.util.List<String> acc, String line) {
+    public List<String> addInput(List<String> acc, String line) {
       acc.add(line);
       return acc;
     }
 
     @Override
-    public java.util.List<String> mergeAccumulators(Iterable<java.util.List<String>> accs) {
-      java.util.List<String> all = new java.util.ArrayList<>();
+    public List<String> mergeAccumulators(Iterable<List<String>> accs) {
+      List<String> all = new ArrayList<>();
       accs.forEach(all::addAll);
       return all;
     }
 
     @Override
-    public String extractOutput(java.util.List<String> acc) {
-      java.util.List<String> sorted = new java.util.ArrayList<>(acc);
+    public String extractOutput(List<String> acc) {
+      List<String> sorted = new ArrayList<>(acc);
       sorted.sort(null);
       return String.join("\n", sorted);
     }

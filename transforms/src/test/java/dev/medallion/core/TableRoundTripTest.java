@@ -17,9 +17,11 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.Keys;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TimestampedValue;
+import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -137,6 +139,39 @@ class TableRoundTripTest {
 
     Pipeline read = Pipeline.create(PipelineOptionsFactory.create());
     PAssert.that(read.apply(ReadTable.of(table, SensorReading.class))).containsInAnyOrder(rows);
+    read.run().waitUntilFinish();
+  }
+
+  /**
+   * A partition whose records all went out in an early flush gets no second, empty file when the
+   * input ends (its last pane holds no batch); a partition with records after that flush gets its
+   * second file.
+   */
+  @Test
+  void aPartitionWithNothingSinceItsLastFlushGetsNoEmptyFile() throws Exception {
+    SensorReading a1 = reading("dev-0001", "temperature", 20.0, "2026-11-27T10:00:00Z", null);
+    SensorReading b1 = reading("dev-0002", "temperature", 21.0, "2026-11-28T10:00:00Z", null);
+    SensorReading a2 = reading("dev-0003", "temperature", 22.0, "2026-11-27T10:00:01Z", null);
+    String table = dir.resolve("silver/sensor_readings").toString();
+    Pipeline write = Pipeline.create(PipelineOptionsFactory.create());
+    TestStream<SensorReading> stream =
+        TestStream.create(write.getSchemaRegistry().getSchemaCoder(SensorReading.class))
+            .addElements(
+                TimestampedValue.of(a1, a1.getEventTs()), TimestampedValue.of(b1, b1.getEventTs()))
+            .advanceProcessingTime(Duration.standardSeconds(11)) // past the 10 s flush
+            .addElements(TimestampedValue.of(a2, a2.getEventTs()))
+            .advanceWatermarkToInfinity();
+    PCollection<KV<String, String>> written =
+        write
+            .apply(stream)
+            .apply(WriteTable.<SensorReading>to(table, r -> "date=" + r.getDate(), "test"));
+    PAssert.that(written.apply(Keys.create()))
+        .containsInAnyOrder("date=2026-11-27", "date=2026-11-27", "date=2026-11-28");
+    write.run().waitUntilFinish();
+
+    Pipeline read = Pipeline.create(PipelineOptionsFactory.create());
+    PAssert.that(read.apply(ReadTable.of(table, SensorReading.class)))
+        .containsInAnyOrder(a1, b1, a2);
     read.run().waitUntilFinish();
   }
 
