@@ -94,6 +94,8 @@ public final class CompactJob {
         tables.rewrite(o.getRunId(), e.getKey().name(), old, merged);
         out.add(new Compacted(e.getKey().name(), e.getValue().size(), old.size(), merged.size()));
       }
+      // Files a failed or retried task left beside the listed ones: in no commit.
+      RunIds.discard(tables, o.getRunId());
       RunIds.end(lake, o.getRunId());
       return out;
     }
