@@ -85,14 +85,14 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
   @Override
   public PDone expand(PCollection<T> input) {
     ParquetRecords records = ParquetRecords.of(input.getSchema());
-    inTheGlobalWindow(input)
-        .apply(
-            "WriteBundleFiles",
-            ParDo.of(
-                new WriteBundleFilesFn<>(
-                    tableRoot, partition, runId, input.getToRowFunction(), records)))
-        .apply("ListFiles", Combine.globally(new JoinLines()))
-        .apply("WriteManifest", ParDo.of(new WriteManifestFn(manifest)));
+    PCollection<String> paths =
+        inTheGlobalWindow(input)
+            .apply(
+                "WriteBundleFiles",
+                ParDo.of(
+                    new WriteBundleFilesFn<>(
+                        tableRoot, partition, runId, input.getToRowFunction(), records)));
+    listIn(paths, manifest);
     return PDone.in(input.getPipeline());
   }
 
@@ -114,11 +114,20 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
 
     @Override
     public PDone expand(PCollection<String> paths) {
-      inTheGlobalWindow(paths)
-          .apply("ListFiles", Combine.globally(new JoinLines()))
-          .apply("WriteManifest", ParDo.of(new WriteManifestFn(path)));
+      listIn(inTheGlobalWindow(paths), path);
       return PDone.in(paths.getPipeline());
     }
+  }
+
+  /**
+   * The steps that list {@code paths} (in the global window, default trigger) in the manifest at
+   * {@code manifest}, applied where the caller is, so a replay's steps keep their names ({@code
+   * …/ListFiles}, {@code …/WriteManifest}).
+   */
+  private static void listIn(PCollection<String> paths, String manifest) {
+    paths
+        .apply("ListFiles", Combine.globally(new JoinLines()))
+        .apply("WriteManifest", ParDo.of(new WriteManifestFn(manifest)));
   }
 
   /**
