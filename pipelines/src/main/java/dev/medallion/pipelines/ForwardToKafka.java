@@ -1,5 +1,6 @@
 package dev.medallion.pipelines;
 
+import dev.medallion.core.BundleCounter;
 import dev.medallion.iot.Heartbeat;
 import dev.medallion.iot.SensorReading;
 import dev.medallion.iot.ValidateAndEnrich;
@@ -94,14 +95,14 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
         topic);
   }
 
-  private static final org.apache.beam.sdk.metrics.Counter SENT =
-      org.apache.beam.sdk.metrics.Metrics.counter(
-          dev.medallion.core.Rejections.NAMESPACE, Progress.KAFKA_OUT);
+  /** The forwarded rows a copy of a DoFn counts as sent, a bundle at a time. */
+  private static BundleCounter sent() {
+    return new BundleCounter(dev.medallion.core.Rejections.NAMESPACE, Progress.KAFKA_OUT);
+  }
 
-  /** The Kafka record of one forwarded row, counted as sent. */
+  /** The Kafka record of one forwarded row. */
   static ProducerRecord<String, String> record(
       String topic, @Nullable Instant at, String key, String json) {
-    SENT.inc();
     return new ProducerRecord<>(topic, null, at == null ? null : at.getMillis(), key, json);
   }
 
@@ -147,6 +148,7 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
     private final SerializableFunction<T, Row> toRow;
     private final SerializableFunction<T, String> key;
     private final SerializableFunction<T, @Nullable Instant> arrival;
+    private final BundleCounter sent = sent();
 
     ToRecordFn(
         String topic,
@@ -163,8 +165,14 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
 
     @ProcessElement
     public void process(@Element T record, OutputReceiver<ProducerRecord<String, String>> out) {
+      sent.add();
       out.output(
           record(topic, arrival.apply(record), key.apply(record), json.write(toRow.apply(record))));
+    }
+
+    @FinishBundle
+    public void finish() {
+      sent.flush();
     }
   }
 
@@ -173,6 +181,7 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
     private final String topic;
     private transient @Nullable RowJsonCodec readings;
     private transient @Nullable RowJsonCodec heartbeats;
+    private final BundleCounter sent = sent();
 
     SilverRowFn(String topic) {
       this.topic = topic;
@@ -195,7 +204,13 @@ public final class ForwardToKafka<T> extends PTransform<PCollection<T>, PDone> {
         device = h.getDeviceId();
         at = h.getReceivedAt();
       }
+      sent.add();
       out.output(record(topic, at, device, json.write(row)));
+    }
+
+    @FinishBundle
+    public void finish() {
+      sent.flush();
     }
   }
 }

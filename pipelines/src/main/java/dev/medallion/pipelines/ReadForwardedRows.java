@@ -1,5 +1,6 @@
 package dev.medallion.pipelines;
 
+import dev.medallion.core.BundleCounter;
 import dev.medallion.core.DeadLetter;
 import dev.medallion.core.EventTimestamps;
 import dev.medallion.core.Rejections;
@@ -116,8 +117,7 @@ public final class ReadForwardedRows extends PTransform<PBegin, PCollectionTuple
 
   /** Reads each record back into its row; {@code other}, when set, holds heartbeats. */
   static class ParseFn extends DoFn<KafkaRecord<byte[], byte[]>, Object> {
-    private static final org.apache.beam.sdk.metrics.Counter READ =
-        org.apache.beam.sdk.metrics.Metrics.counter(Rejections.NAMESPACE, Progress.KAFKA_IN);
+    private final BundleCounter read = new BundleCounter(Rejections.NAMESPACE, Progress.KAFKA_IN);
     private final String stage;
     final Kind<?> main;
     final @Nullable Kind<?> other;
@@ -132,7 +132,7 @@ public final class ReadForwardedRows extends PTransform<PBegin, PCollectionTuple
     @ProcessElement
     @SuppressWarnings("unchecked") // main and other are of the classes the stage chose
     public void process(@Element KafkaRecord<byte[], byte[]> r, MultiOutputReceiver out) {
-      READ.inc();
+      read.add();
       byte[] bytes = r.getKV().getValue();
       String json = bytes == null ? "" : new String(bytes, StandardCharsets.UTF_8);
       try {
@@ -159,6 +159,11 @@ public final class ReadForwardedRows extends PTransform<PBegin, PCollectionTuple
         rejections.count(stage, letter);
         out.get(DeadLetter.TAG).output(letter);
       }
+    }
+
+    @FinishBundle
+    public void finish() {
+      read.flush();
     }
 
     /** A Silver reading has a sensor type; a heartbeat has none (not even escaped in a payload). */

@@ -1,5 +1,6 @@
 package dev.medallion.pipelines;
 
+import dev.medallion.core.BundleCounter;
 import dev.medallion.core.RawEvent;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -39,29 +40,41 @@ public final class ReadKafkaLines extends PTransform<PBegin, PCollection<RawEven
         .apply("ToRawEvents", ParDo.of(new ToRawEventFn()));
   }
 
+  /** What decoding puts where bytes are not UTF-8; a valid line may hold it too. */
+  private static final char REPLACEMENT = '\uFFFD';
+
+  /**
+   * Whether {@code bytes} are valid UTF-8: asked only of a line that decoded with a replacement
+   * character in it, since a line without one decoded cleanly (a strict decoder for every record
+   * copied each line twice more).
+   */
+  static boolean isUtf8(byte[] bytes) {
+    try {
+      StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes));
+      return true;
+    } catch (CharacterCodingException e) {
+      return false;
+    }
+  }
+
   /** A Kafka record as a raw line. */
   static class ToRawEventFn extends DoFn<KafkaRecord<byte[], byte[]>, RawEvent> {
-    private static final org.apache.beam.sdk.metrics.Counter READ =
-        org.apache.beam.sdk.metrics.Metrics.counter(
-            dev.medallion.core.Rejections.NAMESPACE, Progress.KAFKA_IN);
+    private final BundleCounter read =
+        new BundleCounter(dev.medallion.core.Rejections.NAMESPACE, Progress.KAFKA_IN);
 
     @ProcessElement
     public void process(@Element KafkaRecord<byte[], byte[]> r, OutputReceiver<RawEvent> out) {
-      READ.inc();
+      read.add();
       byte[] value = r.getKV().getValue();
       String payload = "";
       String decodeError = null;
       if (value != null) {
-        try {
-          payload =
-              StandardCharsets.UTF_8
-                  .newDecoder()
-                  .onMalformedInput(CodingErrorAction.REPORT)
-                  .onUnmappableCharacter(CodingErrorAction.REPORT)
-                  .decode(ByteBuffer.wrap(value))
-                  .toString();
-        } catch (CharacterCodingException e) {
-          payload = new String(value, StandardCharsets.UTF_8);
+        payload = new String(value, StandardCharsets.UTF_8);
+        if (payload.indexOf(REPLACEMENT) >= 0 && !isUtf8(value)) {
           decodeError = "not valid UTF-8";
         }
       }
@@ -76,6 +89,11 @@ public final class ReadKafkaLines extends PTransform<PBegin, PCollection<RawEven
                   new Instant(r.getTimestamp()),
                   decodeError)
               .withSourceKey(key == null ? null : new String(key, StandardCharsets.UTF_8)));
+    }
+
+    @FinishBundle
+    public void finish() {
+      read.flush();
     }
   }
 }

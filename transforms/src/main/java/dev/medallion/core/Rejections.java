@@ -30,32 +30,14 @@ public final class Rejections {
   }
 
   /**
-   * The {@code <stage>_accepted} counter of one copy of a DoFn, added up over a bundle and
-   * incremented once when the bundle ends ({@link #flush}, from its {@code @FinishBundle}). The
-   * DirectRunner collects a step's metrics after every element: a counter incremented for each
-   * record made it build and merge an update per record. Hold one per DoFn, in a field.
+   * The {@code <stage>_accepted} counter of one copy of a DoFn, added up over a bundle ({@link
+   * BundleCounter}).
    */
-  public static final class Accepted implements Serializable {
-    private static final long serialVersionUID = 1L;
-
-    private final String stage;
-    private transient long count;
+  public static final class Accepted extends BundleCounter {
+    private static final long serialVersionUID = 2L;
 
     public Accepted(String stage) {
-      this.stage = stage;
-    }
-
-    /** One more record accepted in this bundle. */
-    public void add() {
-      count++;
-    }
-
-    /** Increments the counter by this bundle's records; call it when the bundle ends. */
-    public void flush() {
-      if (count > 0) {
-        accepted(stage).inc(count);
-        count = 0;
-      }
+      super(NAMESPACE, stage + "_accepted");
     }
   }
 
