@@ -2,9 +2,8 @@ package dev.medallion.pipelines;
 
 import dev.medallion.core.BundleCounter;
 import dev.medallion.core.RawEvent;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
+import dev.medallion.core.Rejections;
+import dev.medallion.core.Utf8Lines;
 import java.nio.charset.StandardCharsets;
 import org.apache.beam.sdk.io.kafka.KafkaIO;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
@@ -40,31 +39,16 @@ public final class ReadKafkaLines extends PTransform<PBegin, PCollection<RawEven
         .apply("ToRawEvents", ParDo.of(new ToRawEventFn()));
   }
 
-  /** What decoding puts where bytes are not UTF-8; a valid line may hold it too. */
-  private static final char REPLACEMENT = '\uFFFD';
-
   /**
-   * Whether {@code bytes} are valid UTF-8: asked only of a line that decoded with a replacement
-   * character in it, since a line without one decoded cleanly (a strict decoder for every record
-   * copied each line twice more).
+   * What decoding puts for bytes that are not UTF-8. A line without it decoded cleanly; one with it
+   * is decoded again strictly, as a file's lines are ({@link Utf8Lines#decode}), since a valid line
+   * may hold it too (a strict decoder for every record copied each line twice more).
    */
-  static boolean isUtf8(byte[] bytes) {
-    try {
-      StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes));
-      return true;
-    } catch (CharacterCodingException e) {
-      return false;
-    }
-  }
+  private static final char REPLACEMENT = '\uFFFD';
 
   /** A Kafka record as a raw line. */
   static class ToRawEventFn extends DoFn<KafkaRecord<byte[], byte[]>, RawEvent> {
-    private final BundleCounter read =
-        new BundleCounter(dev.medallion.core.Rejections.NAMESPACE, Progress.KAFKA_IN);
+    private final BundleCounter read = new BundleCounter(Rejections.NAMESPACE, Progress.KAFKA_IN);
 
     @ProcessElement
     public void process(@Element KafkaRecord<byte[], byte[]> r, OutputReceiver<RawEvent> out) {
@@ -74,8 +58,10 @@ public final class ReadKafkaLines extends PTransform<PBegin, PCollection<RawEven
       String decodeError = null;
       if (value != null) {
         payload = new String(value, StandardCharsets.UTF_8);
-        if (payload.indexOf(REPLACEMENT) >= 0 && !isUtf8(value)) {
-          decodeError = "not valid UTF-8";
+        if (payload.indexOf(REPLACEMENT) >= 0) {
+          Utf8Lines.Line line = Utf8Lines.decode(value);
+          payload = line.text();
+          decodeError = line.decodeError();
         }
       }
       byte[] key = r.getKV().getKey();

@@ -23,7 +23,10 @@ import org.apache.beam.sdk.values.TypeDescriptors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** A Kafka record as Bronze's raw line: its text, whether its bytes were UTF-8, and its count. */
+/**
+ * A Kafka record as Bronze's raw line: its text, why its bytes are not UTF-8 (as a file's lines
+ * say), and its count.
+ */
 @ExtendWith(BeamPipelineExtension.class)
 class ReadKafkaLinesTest {
   @Test
@@ -56,7 +59,7 @@ class ReadKafkaLinesTest {
         .containsInAnyOrder(
             "0 {\"device_id\":\"dev-1\"} null",
             "1 {\"note\":\"caf\u00e9 \uFFFD\"} null",
-            "2 {\uFFFD(} not valid UTF-8",
+            "2 {\\xC3(} byte 0xC3 at offset 1",
             "3  null");
     PipelineResult result = p.run();
     result.waitUntilFinish();

@@ -26,7 +26,11 @@ public final class Rejections {
   static final int EXAMPLE_CHARS = 160;
 
   public static Counter accepted(String stage) {
-    return Metrics.counter(NAMESPACE, stage + "_accepted");
+    return Metrics.counter(NAMESPACE, acceptedName(stage));
+  }
+
+  private static String acceptedName(String stage) {
+    return stage + "_accepted";
   }
 
   /**
@@ -37,7 +41,7 @@ public final class Rejections {
     private static final long serialVersionUID = 2L;
 
     public Accepted(String stage) {
-      super(NAMESPACE, stage + "_accepted");
+      super(NAMESPACE, acceptedName(stage));
     }
   }
 

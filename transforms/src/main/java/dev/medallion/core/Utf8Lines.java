@@ -17,14 +17,15 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * spoils one line and not the file. Lines end as {@link java.io.BufferedReader#readLine} ends them:
  * at {@code \n}, {@code \r\n} or a lone {@code \r}, with no empty line after a final line end. A
  * UTF-8 byte-order mark at the very start of the stream is skipped. Only one line is held in memory
- * at a time.
+ * at a time. {@link #decode(byte[])} decodes one line's bytes the same way, for a source that hands
+ * over a line at a time (a Kafka record).
  */
-final class Utf8Lines implements Closeable {
+public final class Utf8Lines implements Closeable {
   /**
    * One line: its text, and when its bytes are not valid UTF-8, the first bad byte and its offset
    * (then {@code text} shows each undecodable byte as {@code \xFF} and the rest decoded).
    */
-  record Line(String text, @Nullable String decodeError) {}
+  public record Line(String text, @Nullable String decodeError) {}
 
   private static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
 
@@ -144,6 +145,26 @@ final class Utf8Lines implements Closeable {
     if (chars.capacity() < length) {
       chars = CharBuffer.allocate(Math.max(length, 2 * chars.capacity()));
     }
+    return decode(line, length, decoder, chars);
+  }
+
+  /** One line's bytes (without its line end), decoded as strict UTF-8 as a file's lines are. */
+  public static Line decode(byte[] bytes) {
+    return decode(
+        bytes,
+        bytes.length,
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT),
+        CharBuffer.allocate(bytes.length));
+  }
+
+  /**
+   * The first {@code length} bytes of {@code line}, decoded with {@code decoder} (strict) into
+   * {@code chars} (at least {@code length} long).
+   */
+  private static Line decode(byte[] line, int length, CharsetDecoder decoder, CharBuffer chars) {
     ByteBuffer bytes = ByteBuffer.wrap(line, 0, length);
     decoder.reset();
     chars.clear();
