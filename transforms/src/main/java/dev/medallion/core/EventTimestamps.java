@@ -181,8 +181,11 @@ public final class EventTimestamps {
 
   /** Hour of day 0..23 of the instant in UTC: the hour partition value. */
   public static int utcHour(Instant instant) {
-    return java.time.Instant.ofEpochMilli(instant.getMillis()).atOffset(ZoneOffset.UTC).getHour();
+    // UTC's days are all 24 hours long (no leap seconds in epoch millis), so no calendar is needed.
+    return (int) (Math.floorMod(instant.getMillis(), MILLIS_PER_DAY) / MILLIS_PER_HOUR);
   }
+
+  private static final long MILLIS_PER_HOUR = 3_600_000L;
 
   /** Epoch millis of 0000-01-01T00:00:00Z. */
   private static final long MIN_FOUR_DIGIT_YEAR_MILLIS = -62167219200000L;

@@ -1,6 +1,7 @@
 package dev.medallion.iot;
 
 import com.google.auto.value.AutoValue;
+import dev.medallion.core.JsonFields;
 import dev.medallion.core.RawEvent;
 import org.apache.beam.sdk.schemas.AutoValueSchema;
 import org.apache.beam.sdk.schemas.annotations.DefaultSchema;
@@ -102,14 +103,15 @@ public abstract class BronzeEvent {
   @SchemaFieldNumber("22")
   public abstract @Nullable String getExtra();
 
-  public static BronzeEvent of(
+  /** A row of a line's known fields ({@link Fields}), however they were read. */
+  static BronzeEvent of(
       String eventKind,
       String deviceId,
       Instant eventTs,
       String rawPayload,
       RawEvent raw,
       Instant ingestTs,
-      dev.medallion.core.JsonFields fields) {
+      Fields fields) {
     return new AutoValue_BronzeEvent(
         eventKind,
         deviceId,
@@ -125,14 +127,41 @@ public abstract class BronzeEvent {
         SCHEMA_VERSION,
         dev.medallion.core.EventTimestamps.utcDate(eventTs),
         dev.medallion.core.EventTimestamps.utcHour(eventTs),
-        fields.text("sensor_type"),
-        fields.number("value"),
-        fields.text("unit"),
-        fields.integer("seq"),
-        fields.number("battery_pct"),
-        fields.integer("rssi_dbm"),
-        fields.text("status"),
+        fields.sensorType(),
+        fields.value(),
+        fields.unit(),
+        fields.seq(),
+        fields.batteryPct(),
+        fields.rssiDbm(),
+        fields.status(),
         fields.typeErrors(),
-        fields.extra("device_id", "ts"));
+        fields.extra());
+  }
+
+  /** The typed columns of a row, its type errors and its {@code extra}, in the columns' order. */
+  record Fields(
+      @Nullable String sensorType,
+      @Nullable Double value,
+      @Nullable String unit,
+      @Nullable Long seq,
+      @Nullable Double batteryPct,
+      @Nullable Long rssiDbm,
+      @Nullable String status,
+      @Nullable String typeErrors,
+      @Nullable String extra) {
+
+    /** The fields as read from the line's JSON tree. */
+    static Fields of(JsonFields fields) {
+      return new Fields(
+          fields.text("sensor_type"),
+          fields.number("value"),
+          fields.text("unit"),
+          fields.integer("seq"),
+          fields.number("battery_pct"),
+          fields.integer("rssi_dbm"),
+          fields.text("status"),
+          fields.typeErrors(),
+          fields.extra("device_id", "ts"));
+    }
   }
 }

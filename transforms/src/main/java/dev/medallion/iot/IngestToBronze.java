@@ -22,12 +22,14 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * Bronze: turns raw lines into append-only Bronze rows. Each line is parsed once; a line that is a
- * JSON object with a usable {@code device_id} and {@code ts} and the shape of a sensor reading
- * ({@code sensor_type}) or a heartbeat ({@code battery_pct}, {@code rssi_dbm} or {@code status})
- * becomes a {@link BronzeEvent} keeping the line verbatim and stamped with its event time; any
- * other line (including one whose bytes are not valid UTF-8) goes to {@link #DEAD_LETTERS} with its
- * reason. Nothing else is checked here: the fields' values are Silver's business.
+ * Bronze: turns raw lines into append-only Bronze rows. A plain line is parsed once, in one pass of
+ * a streaming parser ({@link PlainLines}); any other line (a rejected one, say) is parsed into a
+ * tree as well, whose rule names the reason. A line that is a JSON object with a usable {@code
+ * device_id} and {@code ts} and the shape of a sensor reading ({@code sensor_type}) or a heartbeat
+ * ({@code battery_pct}, {@code rssi_dbm} or {@code status}) becomes a {@link BronzeEvent} keeping
+ * the line verbatim and stamped with its event time; any other line (including one whose bytes are
+ * not valid UTF-8) goes to {@link #DEAD_LETTERS} with its reason. Nothing else is checked here: the
+ * fields' values are Silver's business.
  */
 public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectionTuple> {
   public static final TupleTag<BronzeEvent> EVENTS = new TupleTag<>() {};
@@ -112,6 +114,17 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
 
   /** {@link #classify(RawEvent, Instant)} of the record's fields as {@code mapping} maps them. */
   public static BronzeEvent classify(RawEvent raw, Instant ingestTs, FieldMapping mapping) {
+    if (mapping.isEmpty()) {
+      BronzeEvent plain = PlainLines.read(raw, ingestTs);
+      if (plain != null) {
+        return plain;
+      }
+    }
+    return classifyTree(raw, ingestTs, mapping);
+  }
+
+  /** The rule through the line's JSON tree: every line that is not plain ({@link PlainLines}). */
+  static BronzeEvent classifyTree(RawEvent raw, Instant ingestTs, FieldMapping mapping) {
     ObjectNode json = mapping.apply(raw.jsonObject());
     String deviceId = Json.requireText(json, "device_id");
     String key = raw.getSourceKey();
@@ -122,7 +135,13 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
     }
     Instant ts = EventTimestamps.parse(json.get("ts"), "ts");
     return BronzeEvent.of(
-        kindOf(json), deviceId, ts, raw.getPayload(), raw, ingestTs, new JsonFields(json));
+        kindOf(json),
+        deviceId,
+        ts,
+        raw.getPayload(),
+        raw,
+        ingestTs,
+        BronzeEvent.Fields.of(new JsonFields(json)));
   }
 
   private static String kindOf(JsonNode json) {

@@ -89,6 +89,25 @@ class EventTimestampsTest {
     assertThat(EventTimestamps.isoMillis(t)).isEqualTo("2026-11-29T10:15:30.123Z");
   }
 
+  /** The hour partition is java.time's hour of day in UTC, at each hour's edges and before 1970. */
+  @Test
+  void theHourIsJavaTimesHourOfDay() {
+    Random random = new Random(7);
+    List<Long> millis = new ArrayList<>();
+    for (long edge : new long[] {0, EXPECTED_MILLIS, 253402300799999L, -62167219200000L}) {
+      for (long d = -3_600_001L; d <= 3_600_001L; d += 1_200_000L) {
+        millis.addAll(List.of(edge + d, edge + d + 1, edge + d - 1));
+      }
+    }
+    for (int i = 0; i < 10_000; i++) {
+      millis.add(random.nextLong() % 300_000_000_000_000L);
+    }
+    for (long m : millis) {
+      int javaTime = java.time.Instant.ofEpochMilli(m).atOffset(UTC).getHour();
+      assertThat(EventTimestamps.utcHour(new Instant(m))).as("%d", m).isEqualTo(javaTime);
+    }
+  }
+
   /** The ISO parser's reading of a text, or null where it refuses it. */
   private static Long isoParser(String text) {
     try {
