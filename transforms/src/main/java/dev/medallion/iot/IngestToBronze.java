@@ -23,13 +23,14 @@ import org.joda.time.Instant;
 
 /**
  * Bronze: turns raw lines into append-only Bronze rows. A plain line is parsed once, in one pass of
- * a streaming parser ({@link PlainLines}); any other line (a rejected one, say) is parsed into a
- * tree as well, whose rule names the reason. A line that is a JSON object with a usable {@code
- * device_id} and {@code ts} and the shape of a sensor reading ({@code sensor_type}) or a heartbeat
- * ({@code battery_pct}, {@code rssi_dbm} or {@code status}) becomes a {@link BronzeEvent} keeping
- * the line verbatim and stamped with its event time; any other line (including one whose bytes are
- * not valid UTF-8) goes to {@link #DEAD_LETTERS} with its reason. Nothing else is checked here: the
- * fields' values are Silver's business.
+ * a streaming parser ({@link PlainLines}); any other line, and every line read with a field
+ * mapping, goes through the line's JSON tree, whose rule names a rejection's reason and a field's
+ * type error. A line that is a JSON object with a usable {@code device_id} and {@code ts} and the
+ * shape of a sensor reading ({@code sensor_type}) or a heartbeat ({@code battery_pct}, {@code
+ * rssi_dbm} or {@code status}) becomes a {@link BronzeEvent} keeping the line verbatim and stamped
+ * with its event time; any other line (including one whose bytes are not valid UTF-8) goes to
+ * {@link #DEAD_LETTERS} with its reason. Nothing else is checked here: the fields' values are
+ * Silver's business.
  */
 public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectionTuple> {
   public static final TupleTag<BronzeEvent> EVENTS = new TupleTag<>() {};

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
@@ -12,29 +11,35 @@ import dev.medallion.core.EventTimestamps;
 import dev.medallion.core.Json;
 import dev.medallion.core.RawEvent;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
  * Bronze's rule for a plain line, in one pass of Jackson's streaming parser instead of through a
  * tree. A plain line is what nearly every line is: one flat JSON object, each field once, its known
- * fields of the right JSON types, a usable {@code device_id} and {@code ts} (and the record's key,
- * if it has one, equal to the {@code device_id}), the shape of a reading or a heartbeat, and any
- * other field a string, number, boolean or null. For such a line {@link #read} builds the row
- * {@link IngestToBronze#classify} builds from the tree, at about half the cost (the tree, its maps
- * and the parser's duplicate check were most of Bronze's parse).
+ * fields of their JSON types (a number within a double's range, an integer within a long's), a
+ * usable {@code device_id} and {@code ts} (and the record's key, if it has one, equal to the {@code
+ * device_id}), the shape of a reading or a heartbeat, and any other field a string, number, boolean
+ * or null. For such a line {@link #read} builds the row {@link IngestToBronze#classify} builds from
+ * the tree, at about half the cost (the tree, its maps and the parser's duplicate check were most
+ * of Bronze's parse).
  *
- * <p>For any other line it returns null, and the caller applies the tree rule: a line that is not
- * valid JSON, has a field twice, a value of the wrong type, a nested object or array, an unusable
- * {@code device_id} or {@code ts}, or anything after the object. The tree rule stays the one place
- * that names a rejection's reason and notes a field's type error, so this class decides nothing a
- * row could differ by; {@code PlainLinesTest} holds the two rules to the same row.
+ * <p>For any other line it returns null, and the caller applies the tree rule, which rejects the
+ * line with its reason or keeps it with its type errors and its nested {@code extra}: a record its
+ * reader could not decode or shape, one beyond the size limit, a line that is not valid JSON, has a
+ * field twice, a known field of the wrong type or out of range, a nested object or array, an
+ * unusable {@code device_id} or {@code ts}, a key that is not its {@code device_id}, neither shape,
+ * or anything after the object. The tree rule stays the one place that names a reason and notes a
+ * type error, so this class decides nothing a row could differ by; {@code PlainLinesTest} holds the
+ * two reads to the same row.
  */
 final class PlainLines {
-  /** The project's parser settings ({@link Json#mapper()}) without its duplicate check. */
-  private static final JsonFactory PARSERS = new JsonFactory();
+  /**
+   * The project's parser ({@link Json#mapper()}) without its duplicate check, which this read makes
+   * itself: a bit per known field, the {@code extra} object's own map for the others.
+   */
+  private static final JsonFactory PARSERS =
+      Json.mapper().getFactory().copy().disable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
   private static final String[] KNOWN = {
     "device_id", "ts", "sensor_type", "value", "unit", "seq", "battery_pct", "rssi_dbm", "status"
@@ -80,17 +85,14 @@ final class PlainLines {
     Long rssiDbm = null;
     String status = null;
     int seen = 0; // a bit per known field
-    List<String> others = null;
     ObjectNode extra = null;
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String name = p.currentName();
       JsonToken v = p.nextToken();
       int known = indexOf(name);
       if (known < 0) {
-        others = others == null ? new ArrayList<>(2) : others;
-        require(!others.contains(name) && v.isScalarValue());
-        others.add(name);
-        extra = extra == null ? JsonNodeFactory.instance.objectNode() : extra;
+        require(v.isScalarValue() && (extra == null || !extra.has(name)));
+        extra = extra == null ? Json.mapper().getNodeFactory().objectNode() : extra;
         extra.set(name, Json.mapper().readTree(p));
         continue;
       }
