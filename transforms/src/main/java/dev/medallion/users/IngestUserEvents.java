@@ -8,8 +8,12 @@ import dev.medallion.core.Failsafe;
 import dev.medallion.core.FieldMapping;
 import dev.medallion.core.InvalidRecordException;
 import dev.medallion.core.JsonFields;
+import dev.medallion.core.PlainObjects;
 import dev.medallion.core.RawEvent;
 import dev.medallion.core.Rejections;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
@@ -149,9 +153,64 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
 
   /** {@link #parse(RawEvent, Instant)} of the record's fields as {@code mapping} maps them. */
   public static UserEventBronze parse(RawEvent raw, Instant ingestTs, FieldMapping mapping) {
+    if (mapping.isEmpty()) {
+      UserEventBronze plain = readPlain(raw, ingestTs);
+      if (plain != null) {
+        return plain;
+      }
+    }
+    return parseTree(raw, ingestTs, mapping);
+  }
+
+  /** The rule through the line's JSON tree: every line that is not plain ({@link #readPlain}). */
+  static UserEventBronze parseTree(RawEvent raw, Instant ingestTs, FieldMapping mapping) {
     ObjectNode json = mapping.apply(raw.jsonObject());
     JsonFields fields = new JsonFields(json);
     return UserEventBronze.of(fields, timestampOrNote(json, fields), raw, ingestTs);
+  }
+
+  /** The record's fields and their kinds, for {@link #readPlain}: the strings, price, the time. */
+  private static final PlainObjects.Fields PLAIN_FIELDS = plainFields();
+
+  private static PlainObjects.Fields plainFields() {
+    List<String> names = new ArrayList<>(UserEventBronze.TEXT_FIELDS);
+    List<PlainObjects.Kind> kinds = new ArrayList<>();
+    names.forEach(n -> kinds.add(PlainObjects.Kind.TEXT));
+    names.add("price");
+    kinds.add(PlainObjects.Kind.NUMBER);
+    names.add("event_timestamp");
+    kinds.add(PlainObjects.Kind.TIMESTAMP);
+    return PlainObjects.Fields.of(names, kinds);
+  }
+
+  /**
+   * The rule for a plain line ({@link PlainObjects}) whose {@code event_timestamp}, if any, parses:
+   * in one pass of the streaming parser, the row the tree gives; null for any other line, which
+   * {@link #parseTree} reads ({@code PlainUserLinesTest} holds the two to the same row).
+   */
+  static @Nullable UserEventBronze readPlain(RawEvent raw, Instant ingestTs) {
+    PlainObjects.Plain plain = PlainObjects.read(raw, PLAIN_FIELDS);
+    if (plain == null) {
+      return null;
+    }
+    Object[] v = plain.values();
+    int texts = UserEventBronze.TEXT_FIELDS.size();
+    Instant at = null;
+    if (v[texts + 1] != null) {
+      try {
+        at = EventTimestamps.parse((JsonNode) v[texts + 1], "event_timestamp");
+      } catch (InvalidRecordException invalid) {
+        return null; // a type error, which the tree notes
+      }
+    }
+    return UserEventBronze.of(
+        Arrays.copyOf(v, texts, String[].class),
+        (Double) v[texts],
+        at,
+        null,
+        plain.extra(),
+        raw,
+        ingestTs);
   }
 
   /** The parsed {@code event_timestamp}; null when absent, or when invalid (then noted). */

@@ -97,17 +97,41 @@ public abstract class UserEventBronze {
       @Nullable Instant eventTimestamp,
       RawEvent raw,
       Instant ingestTs) {
-    String userId = fields.text("user_id");
-    String eventType = fields.text("event_type");
-    String eventId = fields.text("event_id");
-    String sessionId = fields.text("session_id");
-    String productId = fields.text("product_id");
+    String[] text = new String[TEXT_FIELDS.size()];
+    for (int i = 0; i < text.length; i++) {
+      text[i] = fields.text(TEXT_FIELDS.get(i));
+    }
     Double price = fields.number("price");
-    String device = fields.text("device");
-    String country = fields.text("country");
+    return of(
+        text,
+        price,
+        eventTimestamp,
+        fields.typeErrors(),
+        fields.extra("event_timestamp"),
+        raw,
+        ingestTs);
+  }
+
+  /**
+   * The record's string fields, in the order {@link #of(String[], Double, Instant, String, String,
+   * RawEvent, Instant)} takes their values.
+   */
+  static final java.util.List<String> TEXT_FIELDS =
+      java.util.List.of(
+          "user_id", "event_type", "event_id", "session_id", "product_id", "device", "country");
+
+  /** A row of the record's fields as read, however they were read. */
+  static UserEventBronze of(
+      @Nullable String[] text,
+      @Nullable Double price,
+      @Nullable Instant eventTimestamp,
+      @Nullable String typeErrors,
+      @Nullable String extra,
+      RawEvent raw,
+      Instant ingestTs) {
     return new AutoValue_UserEventBronze(
-        userId,
-        eventType,
+        text[0],
+        text[1],
         eventTimestamp,
         eventTimestamp == null ? null : dev.medallion.core.EventTimestamps.utcDate(eventTimestamp),
         raw.getPayload(),
@@ -117,13 +141,13 @@ public abstract class UserEventBronze {
         ingestTs,
         dev.medallion.core.EventTimestamps.utcDate(ingestTs),
         SCHEMA_VERSION,
-        eventId,
-        sessionId,
-        productId,
+        text[2],
+        text[3],
+        text[4],
         price,
-        device,
-        country,
-        fields.typeErrors(),
-        fields.extra("event_timestamp"));
+        text[5],
+        text[6],
+        typeErrors,
+        extra);
   }
 }
