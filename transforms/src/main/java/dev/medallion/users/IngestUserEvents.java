@@ -9,10 +9,9 @@ import dev.medallion.core.FieldMapping;
 import dev.medallion.core.InvalidRecordException;
 import dev.medallion.core.JsonFields;
 import dev.medallion.core.PlainObjects;
+import dev.medallion.core.PlainObjects.Kind;
 import dev.medallion.core.RawEvent;
 import dev.medallion.core.Rejections;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -169,19 +168,32 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
     return UserEventBronze.of(fields, timestampOrNote(json, fields), raw, ingestTs);
   }
 
-  /** The record's fields and their kinds, for {@link #readPlain}: the strings, price, the time. */
-  private static final PlainObjects.Fields PLAIN_FIELDS = plainFields();
+  /** The record's fields and their kinds, for {@link #readPlain}, in {@code Fields}' order. */
+  private static final PlainObjects.Fields PLAIN_FIELDS =
+      PlainObjects.Fields.of(
+          List.of(
+              "user_id",
+              "event_type",
+              "event_id",
+              "session_id",
+              "product_id",
+              "price",
+              "device",
+              "country",
+              "event_timestamp"),
+          List.of(
+              Kind.TEXT,
+              Kind.TEXT,
+              Kind.TEXT,
+              Kind.TEXT,
+              Kind.TEXT,
+              Kind.NUMBER,
+              Kind.TEXT,
+              Kind.TEXT,
+              Kind.TIMESTAMP));
 
-  private static PlainObjects.Fields plainFields() {
-    List<String> names = new ArrayList<>(UserEventBronze.TEXT_FIELDS);
-    List<PlainObjects.Kind> kinds = new ArrayList<>();
-    names.forEach(n -> kinds.add(PlainObjects.Kind.TEXT));
-    names.add("price");
-    kinds.add(PlainObjects.Kind.NUMBER);
-    names.add("event_timestamp");
-    kinds.add(PlainObjects.Kind.TIMESTAMP);
-    return PlainObjects.Fields.of(names, kinds);
-  }
+  private static final int PRICE = 5;
+  private static final int EVENT_TIMESTAMP = 8;
 
   /**
    * The rule for a plain line ({@link PlainObjects}) whose {@code event_timestamp}, if any, parses:
@@ -194,23 +206,27 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
       return null;
     }
     Object[] v = plain.values();
-    int texts = UserEventBronze.TEXT_FIELDS.size();
     Instant at = null;
-    if (v[texts + 1] != null) {
+    if (v[EVENT_TIMESTAMP] != null) {
       try {
-        at = EventTimestamps.parse((JsonNode) v[texts + 1], "event_timestamp");
+        at = EventTimestamps.parse((JsonNode) v[EVENT_TIMESTAMP], "event_timestamp");
       } catch (InvalidRecordException invalid) {
         return null; // a type error, which the tree notes
       }
     }
-    return UserEventBronze.of(
-        Arrays.copyOf(v, texts, String[].class),
-        (Double) v[texts],
-        at,
-        null,
-        plain.extra(),
-        raw,
-        ingestTs);
+    UserEventBronze.Fields fields =
+        new UserEventBronze.Fields(
+            (String) v[0],
+            (String) v[1],
+            (String) v[2],
+            (String) v[3],
+            (String) v[4],
+            (Double) v[PRICE],
+            (String) v[6],
+            (String) v[7],
+            null,
+            plain.extra());
+    return UserEventBronze.of(fields, at, raw, ingestTs);
   }
 
   /** The parsed {@code event_timestamp}; null when absent, or when invalid (then noted). */

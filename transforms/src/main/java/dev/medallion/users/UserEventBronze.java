@@ -97,41 +97,15 @@ public abstract class UserEventBronze {
       @Nullable Instant eventTimestamp,
       RawEvent raw,
       Instant ingestTs) {
-    String[] text = new String[TEXT_FIELDS.size()];
-    for (int i = 0; i < text.length; i++) {
-      text[i] = fields.text(TEXT_FIELDS.get(i));
-    }
-    Double price = fields.number("price");
-    return of(
-        text,
-        price,
-        eventTimestamp,
-        fields.typeErrors(),
-        fields.extra("event_timestamp"),
-        raw,
-        ingestTs);
+    return of(Fields.of(fields), eventTimestamp, raw, ingestTs);
   }
 
-  /**
-   * The record's string fields, in the order {@link #of(String[], Double, Instant, String, String,
-   * RawEvent, Instant)} takes their values.
-   */
-  static final java.util.List<String> TEXT_FIELDS =
-      java.util.List.of(
-          "user_id", "event_type", "event_id", "session_id", "product_id", "device", "country");
-
-  /** A row of the record's fields as read, however they were read. */
+  /** A row of the record's fields ({@link Fields}), however they were read. */
   static UserEventBronze of(
-      @Nullable String[] text,
-      @Nullable Double price,
-      @Nullable Instant eventTimestamp,
-      @Nullable String typeErrors,
-      @Nullable String extra,
-      RawEvent raw,
-      Instant ingestTs) {
+      Fields fields, @Nullable Instant eventTimestamp, RawEvent raw, Instant ingestTs) {
     return new AutoValue_UserEventBronze(
-        text[0],
-        text[1],
+        fields.userId(),
+        fields.eventType(),
         eventTimestamp,
         eventTimestamp == null ? null : dev.medallion.core.EventTimestamps.utcDate(eventTimestamp),
         raw.getPayload(),
@@ -141,13 +115,45 @@ public abstract class UserEventBronze {
         ingestTs,
         dev.medallion.core.EventTimestamps.utcDate(ingestTs),
         SCHEMA_VERSION,
-        text[2],
-        text[3],
-        text[4],
-        price,
-        text[5],
-        text[6],
-        typeErrors,
-        extra);
+        fields.eventId(),
+        fields.sessionId(),
+        fields.productId(),
+        fields.price(),
+        fields.device(),
+        fields.country(),
+        fields.typeErrors(),
+        fields.extra());
+  }
+
+  /** The record's typed fields, its type errors and its {@code extra}. */
+  record Fields(
+      @Nullable String userId,
+      @Nullable String eventType,
+      @Nullable String eventId,
+      @Nullable String sessionId,
+      @Nullable String productId,
+      @Nullable Double price,
+      @Nullable String device,
+      @Nullable String country,
+      @Nullable String typeErrors,
+      @Nullable String extra) {
+
+    /**
+     * The fields as read from the line's JSON tree, in this order (the order of the type errors it
+     * notes).
+     */
+    static Fields of(dev.medallion.core.JsonFields fields) {
+      return new Fields(
+          fields.text("user_id"),
+          fields.text("event_type"),
+          fields.text("event_id"),
+          fields.text("session_id"),
+          fields.text("product_id"),
+          fields.number("price"),
+          fields.text("device"),
+          fields.text("country"),
+          fields.typeErrors(),
+          fields.extra("event_timestamp"));
+    }
   }
 }

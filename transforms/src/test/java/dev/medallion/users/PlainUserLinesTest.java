@@ -77,6 +77,22 @@ class PlainUserLinesTest {
     assertThat(IngestUserEvents.readPlain(badRow, INGEST)).isNull();
   }
 
+  /** The tree notes type errors in the order it always read the fields: the column's text. */
+  @Test
+  void theTreeNotesTypeErrorsInItsReadingOrder() {
+    RawEvent raw =
+        RawEvent.of(
+            "{\"country\":1,\"device\":7,\"price\":\"9\",\"user_id\":true}",
+            "file",
+            "x",
+            null,
+            1,
+            null);
+    assertThat(IngestUserEvents.readPlain(raw, INGEST)).isNull();
+    assertThat(tree(raw).getTypeErrors())
+        .isEqualTo("user_id:boolean,price:string,device:number,country:number");
+  }
+
   /** Every line of the repository's user-event files gives what the tree gives. */
   @Test
   void theUserFilesGiveTheSameRowsAndReasons() throws IOException {
