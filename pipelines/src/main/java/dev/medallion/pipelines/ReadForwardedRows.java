@@ -83,7 +83,7 @@ public final class ReadForwardedRows extends PTransform<PBegin, PCollectionTuple
   }
 
   @SuppressWarnings("unchecked") // the DoFn outputs several classes, each to its own tag
-  private static TupleTag<Object> mainTag(ParseFn fn) {
+  static TupleTag<Object> mainTag(ParseFn fn) {
     return (TupleTag<Object>) fn.main.tag();
   }
 
@@ -95,7 +95,7 @@ public final class ReadForwardedRows extends PTransform<PBegin, PCollectionTuple
     }
   }
 
-  private static <T> Kind<T> kind(SchemaRegistry registry, Class<T> type, TupleTag<T> tag) {
+  static <T> Kind<T> kind(SchemaRegistry registry, Class<T> type, TupleTag<T> tag) {
     try {
       SchemaCoder<T> coder = registry.getSchemaCoder(type);
       return new Kind<>(type, tag, RowJsonCodec.of(coder.getSchema()), coder.getFromRowFunction());
@@ -164,6 +164,7 @@ public final class ReadForwardedRows extends PTransform<PBegin, PCollectionTuple
     @FinishBundle
     public void finish() {
       read.flush();
+      rejections.flush();
     }
 
     /** A Silver reading has a sensor type; a heartbeat has none (not even escaped in a payload). */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.medallion.core.RawEvent;
 import dev.medallion.core.Rejections;
 import dev.medallion.testing.BeamPipelineExtension;
+import dev.medallion.testing.Counters;
 import java.nio.charset.StandardCharsets;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.ByteArrayCoder;
@@ -12,8 +13,6 @@ import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
 import org.apache.beam.sdk.io.kafka.KafkaRecordCoder;
 import org.apache.beam.sdk.io.kafka.KafkaTimestampType;
-import org.apache.beam.sdk.metrics.MetricNameFilter;
-import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Create;
@@ -62,19 +61,7 @@ class ReadKafkaLinesTest {
             "2 {\\xC3(} byte 0xC3 at offset 1",
             "3  null");
     PipelineResult result = p.run();
-    result.waitUntilFinish();
-    assertThat(
-            result
-                .metrics()
-                .queryMetrics(
-                    MetricsFilter.builder()
-                        .addNameFilter(
-                            MetricNameFilter.named(Rejections.NAMESPACE, Progress.KAFKA_IN))
-                        .build())
-                .getCounters())
-        .singleElement()
-        .extracting(c -> c.getAttempted())
-        .isEqualTo(4L);
+    assertThat(Counters.of(result, Rejections.NAMESPACE)).containsEntry(Progress.KAFKA_IN, 4L);
   }
 
   private static KafkaRecord<byte[], byte[]> record(long offset, byte[] value) {

@@ -1,6 +1,5 @@
 package dev.medallion.core;
 
-import java.io.Serializable;
 import org.apache.beam.sdk.metrics.Metrics;
 
 /**
@@ -10,7 +9,7 @@ import org.apache.beam.sdk.metrics.Metrics;
  * record (a tenth of a Kafka stage's CPU for its records in and out, JFR, 2026-12-06). Hold one per
  * DoFn, in a field; the total is the same, reported a bundle at a time.
  */
-public class BundleCounter implements Serializable {
+public class BundleCounter implements CountsPerBundle {
   private static final long serialVersionUID = 1L;
 
   private final String namespace;
@@ -28,6 +27,7 @@ public class BundleCounter implements Serializable {
   }
 
   /** Increments the counter by this bundle's count; call it when the bundle ends. */
+  @Override
   public void flush() {
     if (count > 0) {
       Metrics.counter(namespace, name).inc(count);

@@ -145,7 +145,8 @@ public final class KeyedBatches<T>
   /**
    * The same batches of the records for which {@code reject} gives null; each other record goes to
    * {@code rejected} as what {@code reject} gave for it, in the global window. The output holds
-   * {@link #BATCHES} and {@code rejected}.
+   * {@link #BATCHES} and {@code rejected}. A {@code reject} that counts per bundle ({@link
+   * CountsPerBundle}) is flushed when each bundle ends.
    */
   public <R> Rejecting<T, R> rejecting(
       TupleTag<R> rejected, SerializableFunction<T, @Nullable R> reject) {
@@ -299,6 +300,9 @@ public final class KeyedBatches<T>
     @FinishBundle
     public void finish(FinishBundleContext c) {
       handOnAll((encoded, end) -> c.output(BATCHES, encoded, end, GlobalWindow.INSTANCE));
+      if (reject instanceof CountsPerBundle counts) {
+        counts.flush();
+      }
     }
 
     /** Every open batch, encoded, to {@code out} with the end of its window; none stays open. */

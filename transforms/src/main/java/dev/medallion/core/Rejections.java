@@ -1,7 +1,8 @@
 package dev.medallion.core;
 
-import java.io.Serializable;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
@@ -72,25 +73,48 @@ public final class Rejections {
   /**
    * Counts a DoFn's rejections and keeps, as an example, the first record of each reason that this
    * instance of the DoFn rejects: a few examples per reason in all (one per DoFn instance), never
-   * one per record. Hold one per DoFn, in a field.
+   * one per record. The counts and the new examples are added up over a bundle and reach the
+   * metrics when it ends ({@link #flush}, from the DoFn's {@code @FinishBundle}), as {@link
+   * BundleCounter}'s do: once a step has touched a metric in a bundle, the DirectRunner gathers its
+   * metrics after every element that follows. Hold one per DoFn, in a field.
    */
-  public static final class Examples implements Serializable {
-    private static final long serialVersionUID = 1L;
+  public static final class Examples implements CountsPerBundle {
+    private static final long serialVersionUID = 2L;
 
     /** Reasons of a stage beyond this many get counted but no example. */
     private static final int MAX_REASONS = 64;
 
+    // The reasons this instance has kept an example of, over all its bundles.
     private transient @Nullable Set<String> kept;
+    // This bundle's counts by counter name, and its new examples by string-set name.
+    private transient @Nullable Map<String, long[]> counts;
+    private transient @Nullable Map<String, String> examples;
 
     /** Counts {@code letter}'s rejection under {@code stage}, and keeps it if it is the first. */
     public void count(String stage, DeadLetter letter) {
       String code = reasonCode(letter.getReason());
-      Rejections.count(stage, code);
-      if (kept == null) {
-        kept = new HashSet<>();
+      if (counts == null || examples == null || kept == null) {
+        counts = new LinkedHashMap<>();
+        examples = new LinkedHashMap<>();
+        if (kept == null) {
+          kept = new HashSet<>();
+        }
       }
+      counts.computeIfAbsent(stage + "_rejected", name -> new long[1])[0]++;
+      counts.computeIfAbsent(stage + "_rejected_" + code, name -> new long[1])[0]++;
       if (kept.size() < MAX_REASONS && kept.add(stage + "/" + code)) {
-        Metrics.stringSet(NAMESPACE, stage + EXAMPLE + code).add(example(letter));
+        examples.put(stage + EXAMPLE + code, example(letter));
+      }
+    }
+
+    /** Adds this bundle's counts and examples to the metrics; call it when the bundle ends. */
+    @Override
+    public void flush() {
+      if (counts != null && examples != null) {
+        counts.forEach((name, n) -> Metrics.counter(NAMESPACE, name).inc(n[0]));
+        examples.forEach((name, example) -> Metrics.stringSet(NAMESPACE, name).add(example));
+        counts.clear();
+        examples.clear();
       }
     }
   }

@@ -92,6 +92,7 @@ public class IngestToBronze extends PTransform<PCollection<RawEvent>, PCollectio
     @FinishBundle
     public void finishBundle() {
       accepted.flush();
+      rejections.flush();
     }
 
     /** Events re-stamp lines with their own event time, which may be earlier than the source's. */

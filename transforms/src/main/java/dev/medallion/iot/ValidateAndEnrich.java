@@ -266,6 +266,7 @@ public class ValidateAndEnrich extends PTransform<PCollection<BronzeEvent>, PCol
     @FinishBundle
     public void finishBundle() {
       accepted.flush();
+      rejections.flush();
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.medallion.iot;
 
+import dev.medallion.core.CountsPerBundle;
 import dev.medallion.core.DeadLetter;
 import dev.medallion.core.Failsafe;
 import dev.medallion.core.InvalidRecordException;
@@ -548,9 +549,11 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
 
   /**
    * A record's dead letter when it is later than the allowed lateness (against its arrival),
-   * counted as a rejection; null when it is on time.
+   * counted as a rejection (reported when the bundle ends, {@link #flush}); null when it is on
+   * time.
    */
-  static final class TooLate<T> implements SerializableFunction<T, @Nullable DeadLetter> {
+  static final class TooLate<T>
+      implements SerializableFunction<T, @Nullable DeadLetter>, CountsPerBundle {
     private final Duration allowedLateness;
     private final SerializableFunction<T, Instant> eventTs;
     private final SerializableFunction<T, Instant> receivedAt;
@@ -578,6 +581,11 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
       rejections.count(DeadLetter.GOLD, letter);
       return letter;
     }
+
+    @Override
+    public void flush() {
+      rejections.flush();
+    }
   }
 
   /** Routes records later than the allowed lateness ({@link TooLate}) to {@code late}. */
@@ -600,6 +608,11 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
       } else {
         out.get(onTime).output(record);
       }
+    }
+
+    @FinishBundle
+    public void finishBundle() {
+      tooLate.flush();
     }
   }
 

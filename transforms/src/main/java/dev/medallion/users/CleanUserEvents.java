@@ -260,6 +260,11 @@ public class CleanUserEvents extends PTransform<PCollection<UserEventBronze>, PC
       out.get(Decide.INSTANTS)
           .output(KV.of(RepeatedInstants.hash(event.getUserId(), millis), millis));
     }
+
+    @FinishBundle
+    public void finishBundle() {
+      rejections.flush();
+    }
   }
 
   /** The Silver rule for one Bronze row, from its typed columns. */

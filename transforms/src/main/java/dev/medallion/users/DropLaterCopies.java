@@ -84,14 +84,14 @@ public class DropLaterCopies extends PTransform<PCollection<UserEventBronze>, PC
   static class SetAsideFn extends DoFn<UserEventBronze, UserEvent> {
     private final PCollectionView<RepeatedInstants> repeated;
     private final Duration maxAheadOfIngest;
-    private final Counter accepted;
+    private final Rejections.Accepted accepted;
     private transient @Nullable RepeatedInstants repeatedInBundle;
 
     SetAsideFn(
         PCollectionView<RepeatedInstants> repeated, String stage, Duration maxAheadOfIngest) {
       this.repeated = repeated;
       this.maxAheadOfIngest = maxAheadOfIngest;
-      this.accepted = Rejections.accepted(stage);
+      this.accepted = new Rejections.Accepted(stage);
     }
 
     @StartBundle
@@ -115,9 +115,14 @@ public class DropLaterCopies extends PTransform<PCollection<UserEventBronze>, PC
       if (repeatedInBundle.contains(e.getUserId(), e.getEventTimestamp().getMillis())) {
         out.get(REPEATED).output(e);
       } else {
-        accepted.inc();
+        accepted.add();
         out.get(KEPT).output(e);
       }
+    }
+
+    @FinishBundle
+    public void finishBundle() {
+      accepted.flush();
     }
   }
 

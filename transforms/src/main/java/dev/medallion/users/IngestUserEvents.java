@@ -135,6 +135,7 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
     @FinishBundle
     public void finishBundle() {
       accepted.flush();
+      rejections.flush();
     }
   }
 

@@ -193,6 +193,11 @@ public class ResolveChanges extends PTransform<PCollection<UserEventBronze>, PCo
         out.get(REPLACED).output(letter);
       }
     }
+
+    @FinishBundle
+    public void finishBundle() {
+      rejections.flush();
+    }
   }
 
   /** The latest version of one key, or its delete; every other version away. */

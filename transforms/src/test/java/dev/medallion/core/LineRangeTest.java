@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.medallion.testing.BeamPipelineExtension;
+import dev.medallion.testing.Counters;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,9 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.PipelineResult;
-import org.apache.beam.sdk.metrics.MetricNameFilter;
-import org.apache.beam.sdk.metrics.MetricQueryResults;
-import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.MapElements;
@@ -176,18 +174,8 @@ class LineRangeTest {
                         .via((RawEvent r) -> r.getSourceOffset() + ":" + r.getPayload())))
         .containsInAnyOrder(expected);
     PipelineResult result = p.run();
-    result.waitUntilFinish();
-    MetricQueryResults pauses =
-        result
-            .metrics()
-            .queryMetrics(
-                MetricsFilter.builder()
-                    .addNameFilter(MetricNameFilter.named(ReadNdjsonLines.class, "read_pauses"))
-                    .build());
-    assertThat(pauses.getCounters())
-        .singleElement()
-        .extracting(c -> c.getAttempted())
-        .isEqualTo(2L);
+    assertThat(Counters.of(result, ReadNdjsonLines.class.getName()))
+        .containsEntry("read_pauses", 2L);
   }
 
   @Test

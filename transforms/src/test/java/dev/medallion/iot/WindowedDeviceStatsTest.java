@@ -4,9 +4,12 @@ import static dev.medallion.testing.Events.at;
 import static dev.medallion.testing.Events.heartbeat;
 import static dev.medallion.testing.Events.reading;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import dev.medallion.core.DeadLetter;
+import dev.medallion.core.Rejections;
 import dev.medallion.testing.BeamPipelineExtension;
+import dev.medallion.testing.Counters;
 import dev.medallion.testing.Events;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -357,7 +360,14 @@ class WindowedDeviceStatsTest {
                             (DeadLetter d) ->
                                 d.getStage() + "|" + d.getReason() + "|" + d.getOriginalPayload())))
         .containsInAnyOrder("gold|too_late|" + tooLate.getRawPayload());
-    p.run();
+    PipelineResult result = p.run();
+
+    // Counted once, however its bundle reports it (the counts reach the metrics when a bundle
+    // ends), with its example.
+    assertThat(Counters.of(result, Rejections.NAMESPACE))
+        .contains(entry("gold_rejected", 1L), entry("gold_rejected_too_late", 1L));
+    assertThat(Counters.stringSetSizes(result, Rejections.NAMESPACE))
+        .contains(entry("gold_example_too_late", 1));
   }
 
   @ParameterizedTest

@@ -1,11 +1,15 @@
 package dev.medallion.users;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import dev.medallion.core.DeadLetter;
 import dev.medallion.core.RawEvent;
+import dev.medallion.core.Rejections;
 import dev.medallion.core.Replay;
 import dev.medallion.testing.BeamPipelineExtension;
+import dev.medallion.testing.Counters;
+import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Count;
@@ -25,6 +29,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class UserFeaturesMedallionTest {
   private static final String CLICK =
       "{\"user_id\":\"u-1\",\"event_type\":\"click\",\"event_timestamp\":\"2026-11-28T10:00:00Z\"}";
+  private static final String NO_USER =
+      "{\"user_id\":null,\"event_type\":\"view\",\"event_timestamp\":\"2026-11-28T12:00:00Z\"}";
   private static final String PURCHASE =
       "{\"user_id\":\"u-1\",\"event_type\":\"purchase\",\"event_timestamp\":\"2026-11-28T11:00:00Z\"}";
 
@@ -53,15 +59,16 @@ class UserFeaturesMedallionTest {
                             Create.of(
                                 RawEvent.of(CLICK, "file", "day2.ndjson", null, 1, null),
                                 RawEvent.of(PURCHASE, "file", "day2.ndjson", null, 2, null),
-                                RawEvent.of("{oops", "file", "day2.ndjson", null, 3, null))),
+                                RawEvent.of("{oops", "file", "day2.ndjson", null, 3, null),
+                                RawEvent.of(NO_USER, "file", "day2.ndjson", null, 4, null))),
                         Replay.of(Create.of(earlier)))
                     .asOf("2026-11-28")
                     .rereadingForSilver(reread));
 
-    // Bronze is append-only: only this run's two good lines are new rows.
+    // Bronze is append-only: only this run's three JSON lines are new rows.
     PAssert.thatSingleton(
             layers.get(UserFeaturesMedallion.BRONZE).apply("CountBronze", Count.globally()))
-        .isEqualTo(2L);
+        .isEqualTo(3L);
     // The click ingested on day 1 is kept; its copy in day 2's file is the duplicate.
     PAssert.that(
             layers
@@ -78,7 +85,7 @@ class UserFeaturesMedallionTest {
                     "Reasons",
                     MapElements.into(TypeDescriptors.strings())
                         .via((DeadLetter d) -> d.getStage() + "/" + d.getReason())))
-        .containsInAnyOrder("bronze/not_json", "silver/duplicate");
+        .containsInAnyOrder("bronze/not_json", "silver/missing_user_id", "silver/duplicate");
     PAssert.thatSingleton(layers.get(UserFeaturesMedallion.FEATURES))
         .satisfies(
             f -> {
@@ -90,7 +97,18 @@ class UserFeaturesMedallionTest {
               assertThat(f.getAsOfDate()).isEqualTo("2026-11-28");
               return null;
             });
-    p.run().waitUntilFinish();
+    PipelineResult result = p.run();
+    // The counters say the same as the outputs: three JSON lines and one not; of Silver's four
+    // rows (three new, one earlier), one without a user, two kept and one later copy.
+    assertThat(Counters.of(result, Rejections.NAMESPACE))
+        .contains(
+            entry("bronze_user_accepted", 3L),
+            entry("bronze_user_rejected", 1L),
+            entry("bronze_user_rejected_not_json", 1L),
+            entry("silver_user_rejected", 1L),
+            entry("silver_user_rejected_missing_user_id", 1L),
+            entry("silver_user_accepted", 2L),
+            entry("silver_user_duplicates", 1L));
   }
 
   private static String change(String id, String op, String updatedAt, String type) {
@@ -167,6 +185,13 @@ class UserFeaturesMedallionTest {
             "file:cdc.ndjson#6/cdc_superseded",
             "file:cdc.ndjson#8/invalid_op",
             "file:cdc.ndjson#9/missing_updated_at");
-    p.run();
+    PipelineResult result = p.run();
+    // Counted as the outputs say: three kept, two changes that cannot be used, four replaced.
+    assertThat(Counters.of(result, Rejections.NAMESPACE))
+        .contains(
+            entry("silver_user_accepted", 3L),
+            entry("silver_user_rejected", 2L),
+            entry("silver_user_rejected_invalid_op", 1L),
+            entry("silver_user_rejected_missing_updated_at", 1L));
   }
 }
