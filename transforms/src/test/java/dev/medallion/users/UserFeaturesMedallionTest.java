@@ -192,6 +192,7 @@ class UserFeaturesMedallionTest {
             entry("silver_user_accepted", 3L),
             entry("silver_user_rejected", 2L),
             entry("silver_user_rejected_invalid_op", 1L),
-            entry("silver_user_rejected_missing_updated_at", 1L));
+            entry("silver_user_rejected_missing_updated_at", 1L),
+            entry("silver_user_replaced", 4L));
   }
 }
