@@ -94,11 +94,10 @@ public final class Rejections {
     public void count(String stage, DeadLetter letter) {
       String code = reasonCode(letter.getReason());
       if (counts == null || examples == null || kept == null) {
+        // the first rejection of this copy of the DoFn (the fields are not serialized)
         counts = new LinkedHashMap<>();
         examples = new LinkedHashMap<>();
-        if (kept == null) {
-          kept = new HashSet<>();
-        }
+        kept = new HashSet<>();
       }
       counts.computeIfAbsent(stage + "_rejected", name -> new long[1])[0]++;
       counts.computeIfAbsent(stage + "_rejected_" + code, name -> new long[1])[0]++;

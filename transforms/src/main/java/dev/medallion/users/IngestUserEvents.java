@@ -193,7 +193,14 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
               Kind.TEXT,
               Kind.TIMESTAMP));
 
+  private static final int USER_ID = 0;
+  private static final int EVENT_TYPE = 1;
+  private static final int EVENT_ID = 2;
+  private static final int SESSION_ID = 3;
+  private static final int PRODUCT_ID = 4;
   private static final int PRICE = 5;
+  private static final int DEVICE = 6;
+  private static final int COUNTRY = 7;
   private static final int EVENT_TIMESTAMP = 8;
 
   /**
@@ -217,14 +224,14 @@ public class IngestUserEvents extends PTransform<PCollection<RawEvent>, PCollect
     }
     UserEventBronze.Fields fields =
         new UserEventBronze.Fields(
-            (String) v[0],
-            (String) v[1],
-            (String) v[2],
-            (String) v[3],
-            (String) v[4],
+            (String) v[USER_ID],
+            (String) v[EVENT_TYPE],
+            (String) v[EVENT_ID],
+            (String) v[SESSION_ID],
+            (String) v[PRODUCT_ID],
             (Double) v[PRICE],
-            (String) v[6],
-            (String) v[7],
+            (String) v[DEVICE],
+            (String) v[COUNTRY],
             null,
             plain.extra());
     return UserEventBronze.of(fields, at, raw, ingestTs);
