@@ -178,11 +178,11 @@ public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<Str
       }
       String part = shard.getKey().getKey();
       String path = WriteTableFiles.newFile(tableRoot, part, runId);
-      ParquetWriter<Row> writer = WriteTableFiles.open(path, records);
+      ParquetWriter<T> writer = WriteTableFiles.open(path, records, toRow);
       try {
         while (batches.hasNext()) {
           for (T record : KeyedBatches.decode(batches.next(), coder)) {
-            writer.write(toRow.apply(record));
+            writer.write(record);
           }
         }
       } catch (IOException | RuntimeException e) {

@@ -19,6 +19,7 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.transforms.SerializableFunctions;
 import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
@@ -156,7 +157,7 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
     private final String runId;
     private final SerializableFunction<T, Row> toRow;
     private final ParquetRecords records;
-    private transient Map<String, ParquetWriter<Row>> writers;
+    private transient Map<String, ParquetWriter<T>> writers;
     private transient Map<String, String> paths;
 
     WriteBundleFilesFn(
@@ -181,7 +182,7 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
     @ProcessElement
     public void process(@Element T record, OutputReceiver<String> out) throws IOException {
       String part = partition.apply(record);
-      ParquetWriter<Row> writer = writers.get(part);
+      ParquetWriter<T> writer = writers.get(part);
       if (writer == null && writers.size() >= MAX_OPEN_FILES) {
         // Each open file holds a row group (and on S3 an upload buffer): close the oldest.
         String oldest = writers.keySet().iterator().next();
@@ -190,19 +191,19 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
       }
       if (writer == null) {
         String path = newFile(tableRoot, part, runId);
-        writer = open(path, records);
+        writer = open(path, records, toRow);
         writers.put(part, writer);
         paths.put(part, path);
       }
-      writer.write(toRow.apply(record));
+      writer.write(record);
     }
 
     @FinishBundle
     public void finish(FinishBundleContext c) throws IOException {
-      Map<String, ParquetWriter<Row>> open = writers;
+      Map<String, ParquetWriter<T>> open = writers;
       writers = null;
       try {
-        for (Map.Entry<String, ParquetWriter<Row>> w : open.entrySet()) {
+        for (Map.Entry<String, ParquetWriter<T>> w : open.entrySet()) {
           w.getValue().close();
           c.output(
               paths.get(w.getKey()), GlobalWindow.INSTANCE.maxTimestamp(), GlobalWindow.INSTANCE);
@@ -222,13 +223,13 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
       }
     }
 
-    private static void closeQuietly(Map<String, ParquetWriter<Row>> open) {
+    private static <T> void closeQuietly(Map<String, ParquetWriter<T>> open) {
       open.values().forEach(WriteTableFiles::closeQuietly);
     }
   }
 
   /** Closes a file whose write failed: it is not committed, and the run's cleanup deletes it. */
-  static void closeQuietly(ParquetWriter<Row> writer) {
+  static void closeQuietly(ParquetWriter<?> writer) {
     try {
       writer.close();
     } catch (IOException | RuntimeException ignored) {
@@ -298,8 +299,17 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
 
   /** A new file of a table's rows ({@link RowWriteSupport}), with every table file's settings. */
   static ParquetWriter<Row> open(String path, ParquetRecords records) throws IOException {
+    return open(path, records, SerializableFunctions.identity());
+  }
+
+  /**
+   * A new file of a table's records, each written as the row {@code toRow} gives ({@link
+   * RowWriteSupport}), with every table file's settings.
+   */
+  static <T> ParquetWriter<T> open(
+      String path, ParquetRecords records, SerializableFunction<T, Row> toRow) throws IOException {
     return configured(
-        RowWriteSupport.builder(ChannelOutputFile.of(path), records), records.schema());
+        RowWriteSupport.builder(ChannelOutputFile.of(path), records, toRow), records.schema());
   }
 
   /** A new file of Avro records of {@code schema} (a table's files, rewritten). */

@@ -8,6 +8,8 @@ import java.util.List;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.schemas.Schema.FieldType;
+import org.apache.beam.sdk.schemas.SchemaRegistry;
+import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.values.Row;
 import org.apache.parquet.avro.AvroParquetReader;
 import org.apache.parquet.conf.PlainParquetConfiguration;
@@ -24,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A table's rows written straight into Parquet ({@link RowWriteSupport}) make the file Avro's
  * writer makes from the same rows ({@link ParquetRecords#toAvro}): the same schema and footer, the
  * same records read back, nulls where the rows had them; and a row of nested fields still goes
- * through Avro.
+ * through Avro. Records read through their rows' getters make the file their rows make.
  */
 class RowWriteSupportTest {
   private static final Schema FLAT =
@@ -109,6 +111,62 @@ class RowWriteSupportTest {
     assertThat(back.get("device_id").toString()).isEqualTo("dev-1");
     assertThat(back.get("readings")).asList().containsExactly(1.5, 2.5);
     assertThat(back.get("seen")).isEqualTo(1_790_000_000_000L * 1000);
+  }
+
+  @Test
+  void recordsReadThroughTheirGettersMakeTheFileTheirRowsMake() throws Exception {
+    SchemaRegistry registry = SchemaRegistry.createDefault();
+    Schema schema = registry.getSchema(DeadLetter.class);
+    SerializableFunction<DeadLetter, Row> toRow = registry.getToRowFunction(DeadLetter.class);
+    List<DeadLetter> letters = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      letters.add(
+          DeadLetter.of(
+              i % 2 == 0 ? "silver" : "gold",
+              "reason-" + (i % 7),
+              "detail é " + i,
+              "{\"n\":" + i + "}",
+              "file:/in.ndjson#" + i,
+              "in.ndjson",
+              i % 3 == 0 ? null : new Instant(1_790_000_000_000L + i * 61_000L),
+              new Instant(1_790_100_000_000L + i)));
+    }
+    ParquetRecords records = ParquetRecords.of(schema);
+    Path direct = dir.resolve("getters.parquet");
+    Path viaAvro = dir.resolve("rows-avro.parquet");
+    try (ParquetWriter<DeadLetter> w = WriteTableFiles.open(direct.toString(), records, toRow)) {
+      for (DeadLetter d : letters) {
+        w.write(d);
+      }
+    }
+    try (ParquetWriter<GenericRecord> w =
+        WriteTableFiles.open(viaAvro.toString(), records.schema())) {
+      for (DeadLetter d : letters) {
+        w.write(records.toAvro(toRow.apply(d)));
+      }
+    }
+
+    assertThat(RowWriteSupport.gettersOf(toRow.apply(letters.get(0)), letters.get(0)))
+        .hasSize(schema.getFieldCount());
+    assertThat(footer(direct).getSchema()).isEqualTo(footer(viaAvro).getSchema());
+    List<GenericRecord> read = read(direct);
+    assertThat(read).hasSize(letters.size()).isEqualTo(read(viaAvro));
+    assertThat(read.get(0).get("event_ts")).isNull();
+    assertThat(read.get(1).get("detail").toString()).isEqualTo("detail é 1");
+  }
+
+  @Test
+  void aRowIsReadAsARowNotThroughTheGettersOfWhatItWasMadeFrom() throws Exception {
+    SchemaRegistry registry = SchemaRegistry.createDefault();
+    DeadLetter letter =
+        DeadLetter.of("gold", "r", "d", "{}", "s", "n", null, new Instant(1_790_000_000_000L));
+    Row ofGetters = registry.getToRowFunction(DeadLetter.class).apply(letter);
+    Row stored = Row.withSchema(ofGetters.getSchema()).addValues(ofGetters.getValues()).build();
+
+    assertThat(RowWriteSupport.gettersOf(ofGetters, letter)).isNotNull();
+    // A table of rows: each record is itself the row, whatever it reads.
+    assertThat(RowWriteSupport.gettersOf(ofGetters, ofGetters)).isNull();
+    assertThat(RowWriteSupport.gettersOf(stored, stored)).isNull();
   }
 
   private static FileMetaData footer(Path file) throws Exception {
