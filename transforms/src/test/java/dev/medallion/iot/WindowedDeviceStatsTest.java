@@ -160,6 +160,28 @@ class WindowedDeviceStatsTest {
         .apply(gold);
   }
 
+  /** Each of Gold's dead letters as its stage, reason and original payload. */
+  private static PCollection<String> deadLetters(PCollectionTuple gold) {
+    return gold.get(WindowedDeviceStats.TOO_LATE)
+        .apply(
+            "Reason",
+            MapElements.into(TypeDescriptors.strings())
+                .via(
+                    (DeadLetter d) ->
+                        d.getStage() + "|" + d.getReason() + "|" + d.getOriginalPayload()));
+  }
+
+  /**
+   * One record too late, counted once however its bundle reports it (the counts reach the metrics
+   * when a bundle ends), with its example.
+   */
+  private static void assertOneTooLateCounted(PipelineResult result) {
+    assertThat(Counters.of(result, Rejections.NAMESPACE))
+        .contains(entry("gold_rejected", 1L), entry("gold_rejected_too_late", 1L));
+    assertThat(Counters.stringSetSizes(result, Rejections.NAMESPACE))
+        .contains(entry("gold_example_too_late", 1));
+  }
+
   private static TimestampedValue<SensorReading> stamped(SensorReading r) {
     return TimestampedValue.of(r, r.getEventTs());
   }
@@ -351,23 +373,48 @@ class WindowedDeviceStatsTest {
                 + W1015.start()
                 + "/"
                 + W1015.end());
-    PAssert.that(
-            out.get(WindowedDeviceStats.TOO_LATE)
-                .apply(
-                    "Reason",
-                    MapElements.into(TypeDescriptors.strings())
-                        .via(
-                            (DeadLetter d) ->
-                                d.getStage() + "|" + d.getReason() + "|" + d.getOriginalPayload())))
-        .containsInAnyOrder("gold|too_late|" + tooLate.getRawPayload());
+    PAssert.that(deadLetters(out)).containsInAnyOrder("gold|too_late|" + tooLate.getRawPayload());
     PipelineResult result = p.run();
 
-    // Counted once, however its bundle reports it (the counts reach the metrics when a bundle
-    // ends), with its example.
-    assertThat(Counters.of(result, Rejections.NAMESPACE))
-        .contains(entry("gold_rejected", 1L), entry("gold_rejected_too_late", 1L));
-    assertThat(Counters.stringSetSizes(result, Rejections.NAMESPACE))
-        .contains(entry("gold_example_too_late", 1));
+    assertOneTooLateCounted(result);
+  }
+
+  @ParameterizedTest
+  @EnumSource(StreamJoin.class)
+  void aHeartbeatLaterThanTheAllowedLatenessIsATooLateDeadLetter(StreamJoin join, TestPipeline p)
+      throws Exception {
+    Heartbeat tooLate =
+        heartbeat("dev-0002", 10.0, -90, "error", "2026-11-29T10:15:55Z", "2026-11-29T10:18:30Z");
+    TestStream<Heartbeat> events =
+        TestStream.create(p.getSchemaRegistry().getSchemaCoder(Heartbeat.class))
+            .advanceWatermarkTo(at("2026-11-29T10:15:00Z"))
+            .addElements(
+                TimestampedValue.of(
+                    heartbeat(
+                        "dev-0002",
+                        80.0,
+                        -70,
+                        "ok",
+                        "2026-11-29T10:15:10Z",
+                        "2026-11-29T10:15:10Z"),
+                    at("2026-11-29T10:15:10Z")))
+            .advanceWatermarkTo(at("2026-11-29T10:18:30Z"))
+            .addElements(TimestampedValue.of(tooLate, tooLate.getEventTs()))
+            .advanceWatermarkToInfinity();
+    PCollection<SensorReading> noReadings = p.apply("NoReadings", Create.empty(readingCoder(p)));
+    PCollectionTuple out = gold(noReadings, p.apply(events), Duration.ZERO, join);
+
+    PAssert.that(described(out))
+        .inWindow(W1015)
+        .containsInAnyOrder(
+            "dev-0002|ON_TIME|0|0|null|null|null|null|null|1|80.0|-70.0|ok|"
+                + W1015.start()
+                + "/"
+                + W1015.end());
+    PAssert.that(deadLetters(out)).containsInAnyOrder("gold|too_late|" + tooLate.getRawPayload());
+    PipelineResult result = p.run();
+
+    assertOneTooLateCounted(result);
   }
 
   @ParameterizedTest
