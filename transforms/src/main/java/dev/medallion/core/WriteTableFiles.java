@@ -19,7 +19,6 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
-import org.apache.beam.sdk.transforms.SerializableFunctions;
 import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
@@ -296,11 +295,6 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
    */
   static final java.util.Set<String> NO_STATISTICS =
       java.util.Set.of("raw_line", "raw_payload", "original_payload");
-
-  /** A new file of a table's rows ({@link RowWriteSupport}), with every table file's settings. */
-  static ParquetWriter<Row> open(String path, ParquetRecords records) throws IOException {
-    return open(path, records, SerializableFunctions.identity());
-  }
 
   /**
    * A new file of a table's records, each written as the row {@code toRow} gives ({@link

@@ -10,6 +10,7 @@ import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.schemas.Schema.FieldType;
 import org.apache.beam.sdk.schemas.SchemaRegistry;
 import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.transforms.SerializableFunctions;
 import org.apache.beam.sdk.values.Row;
 import org.apache.parquet.avro.AvroParquetReader;
 import org.apache.parquet.conf.PlainParquetConfiguration;
@@ -43,6 +44,9 @@ class RowWriteSupportTest {
           .addNullableField("note", FieldType.STRING)
           .build();
 
+  /** A table of rows: each record is its own row. */
+  private static final SerializableFunction<Row, Row> AS_IS = SerializableFunctions.identity();
+
   @TempDir Path dir;
 
   @Test
@@ -67,7 +71,7 @@ class RowWriteSupportTest {
     ParquetRecords records = ParquetRecords.of(FLAT);
     Path direct = dir.resolve("direct.parquet");
     Path viaAvro = dir.resolve("avro.parquet");
-    try (ParquetWriter<Row> w = WriteTableFiles.open(direct.toString(), records)) {
+    try (ParquetWriter<Row> w = WriteTableFiles.open(direct.toString(), records, AS_IS)) {
       for (Row r : rows) {
         w.write(r);
       }
@@ -104,7 +108,7 @@ class RowWriteSupportTest {
             .addValues("dev-1", List.of(1.5, 2.5), new Instant(1_790_000_000_000L))
             .build();
     Path file = dir.resolve("nested.parquet");
-    try (ParquetWriter<Row> w = WriteTableFiles.open(file.toString(), records)) {
+    try (ParquetWriter<Row> w = WriteTableFiles.open(file.toString(), records, AS_IS)) {
       w.write(row);
     }
     GenericRecord back = read(file).get(0);
