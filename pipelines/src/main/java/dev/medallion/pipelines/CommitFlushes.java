@@ -4,13 +4,10 @@ import dev.medallion.lakehouse.LakeTables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.GroupByKey;
-import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.AfterProcessingTime;
@@ -20,23 +17,22 @@ import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PDone;
-import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 
 /**
- * Commits the Parquet files a table's writes produce to its Iceberg table inside the job: the file
- * names of all shards and partitions are gathered per flush interval and committed as one append,
- * so a stream makes one snapshot per table and interval (a bounded job: one at its end).
+ * Commits the Parquet files the tables' writes produce, each given as its table's name and path, to
+ * their Iceberg tables inside the job: a table's file names of all shards and partitions are
+ * gathered per flush interval and committed as one append, so a stream makes one snapshot per table
+ * and interval (a bounded job: one at its end). One step commits every table: the DirectRunner's
+ * driver visits each step after every task (bench/HISTORY.md).
  */
 final class CommitFlushes extends PTransform<PCollection<KV<String, String>>, PDone> {
   private final LakeTables.Config tables;
-  private final String table;
   private final String runId;
   private final Duration every;
 
-  private CommitFlushes(LakeTables.Config tables, String table, String runId, Duration every) {
+  private CommitFlushes(LakeTables.Config tables, String runId, Duration every) {
     this.tables = tables;
-    this.table = table;
     this.runId = runId;
     this.every = every;
   }
@@ -44,19 +40,13 @@ final class CommitFlushes extends PTransform<PCollection<KV<String, String>>, PD
   /** The counter of table commits. */
   static final String COMMITS = "iceberg_commits";
 
-  static CommitFlushes to(LakeTables.Config tables, String table, String runId, Duration every) {
-    return new CommitFlushes(tables, table, runId, every);
+  static CommitFlushes to(LakeTables.Config tables, String runId, Duration every) {
+    return new CommitFlushes(tables, runId, every);
   }
 
   @Override
   public PDone expand(PCollection<KV<String, String>> written) {
     written
-        .apply(
-            "ByTable",
-            MapElements.into(
-                    TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings()))
-                .via((KV<String, String> f) -> KV.of(table, f.getValue())))
-        .setCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of()))
         .apply(
             "EachInterval",
             Window.<KV<String, String>>into(new GlobalWindows())

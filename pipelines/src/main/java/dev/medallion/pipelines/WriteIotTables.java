@@ -8,13 +8,21 @@ import dev.medallion.iot.IotMedallion;
 import dev.medallion.lakehouse.Catalog;
 import dev.medallion.lakehouse.LakeTables;
 import dev.medallion.lakehouse.Lakehouse;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.PDone;
 import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 
@@ -64,34 +72,60 @@ public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
 
   @Override
   public PDone expand(PCollectionTuple layers) {
-    write(layers, IotMedallion.BRONZE, Lakehouse.BRONZE_IOT, WriteIotTables::hourPartition);
-    write(layers, IotMedallion.READINGS, Lakehouse.SILVER_READINGS, r -> "date=" + r.getDate());
-    write(layers, IotMedallion.HEARTBEATS, Lakehouse.SILVER_HEARTBEATS, h -> "date=" + h.getDate());
+    List<PCollection<KV<String, String>>> written = new ArrayList<>();
+    write(
+        layers, written, IotMedallion.BRONZE, Lakehouse.BRONZE_IOT, WriteIotTables::hourPartition);
     write(
         layers,
+        written,
+        IotMedallion.READINGS,
+        Lakehouse.SILVER_READINGS,
+        r -> "date=" + r.getDate());
+    write(
+        layers,
+        written,
+        IotMedallion.HEARTBEATS,
+        Lakehouse.SILVER_HEARTBEATS,
+        h -> "date=" + h.getDate());
+    write(
+        layers,
+        written,
         IotMedallion.DEVICE_MINUTE,
         Lakehouse.GOLD_DEVICE_MINUTE,
         m -> "date=" + m.getString("date"));
     write(
         layers,
+        written,
         IotMedallion.SITE_MINUTE,
         Lakehouse.GOLD_SITE_MINUTE,
         m -> "date=" + m.getString("date"));
     write(
         layers,
+        written,
         IotMedallion.SENSOR_MINUTE,
         Lakehouse.GOLD_SENSOR_MINUTE,
         m -> "date=" + m.getDate());
     write(
         layers,
+        written,
         IotMedallion.DEAD_LETTERS,
         Lakehouse.QUARANTINE_IOT,
         WriteIotTables::stagePartition);
+    if (commitTo != null && !written.isEmpty()) {
+      PCollectionList.of(written)
+          .apply("AllWrittenFiles", Flatten.pCollections())
+          .apply("Commit", CommitFlushes.to(commitTo, runId, flushEvery));
+    }
     return PDone.in(layers.getPipeline());
   }
 
+  /**
+   * Writes one layer to its table; a stream's files go to {@code written} as their table's name and
+   * path, for the one commit step of all tables.
+   */
   private <T> void write(
       PCollectionTuple layers,
+      List<PCollection<KV<String, String>>> written,
       TupleTag<T> layer,
       String table,
       SerializableFunction<T, String> partition) {
@@ -106,16 +140,22 @@ public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
           WriteTableFiles.to(lake.table(table), partition, runId, lake.written(runId, table)));
       return;
     }
-    PCollection<KV<String, String>> written =
+    PCollection<KV<String, String>> files =
         rows.apply(
             "Write " + table,
             WriteTable.to(lake.table(table), partition, runId)
                 .withNumShards(numShards)
                 .withFlushEvery(flushEvery));
     if (commitTo != null) {
-      written.apply(
-          "Commit " + table,
-          CommitFlushes.to(commitTo, Catalog.byPath(table).name(), runId, flushEvery));
+      String name = Catalog.byPath(table).name();
+      written.add(
+          files
+              .apply(
+                  "Files of " + table,
+                  MapElements.into(
+                          TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings()))
+                      .via((KV<String, String> file) -> KV.of(name, file.getValue())))
+              .setCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())));
     }
   }
 
