@@ -52,4 +52,13 @@ public interface IotOptions
   int getFlushSeconds();
 
   void setFlushSeconds(int value);
+
+  @Description(
+      "Streams: a table's shard also writes its file as soon as this many batches of a partition"
+          + " wait (each up to 2,000 records of one bundle), before --flushSeconds; what a writer"
+          + " holds is bounded by it. 0: files only every --flushSeconds.")
+  @Default.Integer(16)
+  int getFlushBatches();
+
+  void setFlushBatches(int value);
 }

@@ -38,6 +38,7 @@ public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
   private final String runId;
   private final int numShards;
   private final Duration flushEvery;
+  private final int flushBatches;
   private final LakeTables.@Nullable Config commitTo;
 
   private WriteIotTables(
@@ -45,21 +46,29 @@ public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
       String runId,
       int numShards,
       Duration flushEvery,
+      int flushBatches,
       LakeTables.@Nullable Config commitTo) {
     this.lake = lake;
     this.runId = runId;
     this.numShards = numShards;
     this.flushEvery = flushEvery;
+    this.flushBatches = flushBatches;
     this.commitTo = commitTo;
   }
 
   /**
-   * Writes to {@code lake}, naming files after this run, with its shards and flush interval. The
-   * files stay uncommitted (invisible to readers) until the run commits them after the job.
+   * Writes to {@code lake}, naming files after this run, with its shards, flush interval and
+   * batches per file ({@link WriteTable#withFlushBatches}). The files stay uncommitted (invisible
+   * to readers) until the run commits them after the job.
    */
   public static WriteIotTables to(Lakehouse lake, IotOptions o) {
     return new WriteIotTables(
-        lake, o.getRunId(), o.getNumShards(), Duration.standardSeconds(o.getFlushSeconds()), null);
+        lake,
+        o.getRunId(),
+        o.getNumShards(),
+        Duration.standardSeconds(o.getFlushSeconds()),
+        o.getFlushBatches(),
+        null);
   }
 
   /**
@@ -67,7 +76,7 @@ public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
    * CommitFlushes}): for a stream, whose job does not end.
    */
   public WriteIotTables committingEachFlush(LakeTables.Config tables) {
-    return new WriteIotTables(lake, runId, numShards, flushEvery, tables);
+    return new WriteIotTables(lake, runId, numShards, flushEvery, flushBatches, tables);
   }
 
   @Override
@@ -140,12 +149,14 @@ public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
           WriteTableFiles.to(lake.table(table), partition, runId, lake.written(runId, table)));
       return;
     }
+    WriteTable<T> writeTable =
+        WriteTable.to(lake.table(table), partition, runId)
+            .withNumShards(numShards)
+            .withFlushEvery(flushEvery);
     PCollection<KV<String, String>> files =
         rows.apply(
             "Write " + table,
-            WriteTable.to(lake.table(table), partition, runId)
-                .withNumShards(numShards)
-                .withFlushEvery(flushEvery));
+            flushBatches == 0 ? writeTable : writeTable.withFlushBatches(flushBatches));
     if (commitTo != null) {
       String name = Catalog.byPath(table).name();
       written.add(

@@ -14,9 +14,12 @@ import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.transforms.windowing.AfterFirst;
+import org.apache.beam.sdk.transforms.windowing.AfterPane;
 import org.apache.beam.sdk.transforms.windowing.AfterProcessingTime;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.Repeatedly;
+import org.apache.beam.sdk.transforms.windowing.Trigger;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
@@ -30,11 +33,11 @@ import org.joda.time.Duration;
  * processing-time trigger, so no record is ever dropped by the write for being late, in batch and
  * in streaming alike; every flush writes new files ({@code part-<runId>-<uuid>.parquet}, as a
  * replay's, {@link WriteTableFiles}), never rewriting old ones, at most {@link #withNumShards}
- * files per partition and flush. The Parquet schema is derived from the record's Beam schema: one
- * definition. The output gives each file written as its partition and path, in the pane of the
- * flush that wrote it. A file whose write failed is deleted and in no output; one a retried task
- * left is in no output either, and the run deletes the files it wrote and did not commit when it
- * ends.
+ * files per partition and flush (and one more whenever {@link #withFlushBatches} batches of a shard
+ * wait, when set). The Parquet schema is derived from the record's Beam schema: one definition. The
+ * output gives each file written as its partition and path, in the pane of the flush that wrote it.
+ * A file whose write failed is deleted and in no output; one a retried task left is in no output
+ * either, and the run deletes the files it wrote and did not commit when it ends.
  *
  * <p>Not Beam's {@code FileIO.write}, whose temporary files are gathered, renamed and gathered
  * again (the write was 28 steps per table, 26 of them {@code FileIO}'s): the DirectRunner's driver
@@ -49,23 +52,27 @@ public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<Str
   private final String runId;
   private final int numShards;
   private final Duration flushEvery;
+  // A shard's file is written once this many batches wait; 0: only at the flush interval.
+  private final int flushBatches;
 
   private WriteTable(
       String tableRoot,
       SerializableFunction<T, String> partition,
       String runId,
       int numShards,
-      Duration flushEvery) {
+      Duration flushEvery,
+      int flushBatches) {
     this.tableRoot = tableRoot;
     this.partition = partition;
     this.runId = runId;
     this.numShards = numShards;
     this.flushEvery = flushEvery;
+    this.flushBatches = flushBatches;
   }
 
   public static <T> WriteTable<T> to(
       String tableRoot, SerializableFunction<T, String> partition, String runId) {
-    return new WriteTable<>(tableRoot, partition, runId, 1, Duration.standardSeconds(10));
+    return new WriteTable<>(tableRoot, partition, runId, 1, Duration.standardSeconds(10), 0);
   }
 
   /** At most {@code shards} files per partition and flush, written in parallel (default 1). */
@@ -73,11 +80,36 @@ public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<Str
     if (shards < 1) {
       throw new IllegalArgumentException("a table is written in at least one shard, not " + shards);
     }
-    return new WriteTable<>(tableRoot, partition, runId, shards, flushEvery);
+    return new WriteTable<>(tableRoot, partition, runId, shards, flushEvery, flushBatches);
   }
 
   public WriteTable<T> withFlushEvery(Duration every) {
-    return new WriteTable<>(tableRoot, partition, runId, numShards, every);
+    return new WriteTable<>(tableRoot, partition, runId, numShards, every, flushBatches);
+  }
+
+  /**
+   * A shard also writes its file as soon as {@code batches} batches of its partition wait (each up
+   * to {@link KeyedBatches#MAX_RECORDS} records), before the flush interval: what a writer holds is
+   * bounded by the batches, not by the rate times the interval. The DirectRunner copies a group's
+   * waiting batches whenever a bundle reaches it; at 50,000 records/s and 5 s those copies and the
+   * collector's moving them took a quarter of a stream's time (bench/HISTORY.md).
+   */
+  public WriteTable<T> withFlushBatches(int batches) {
+    if (batches < 1) {
+      throw new IllegalArgumentException(
+          "a file is written for at least one batch, not " + batches);
+    }
+    return new WriteTable<>(tableRoot, partition, runId, numShards, flushEvery, batches);
+  }
+
+  /** Every flush interval, and as soon as {@link #flushBatches} batches wait when set. */
+  private Trigger flushTrigger() {
+    Trigger.OnceTrigger onTime =
+        AfterProcessingTime.pastFirstElementInPane().plusDelayOf(flushEvery);
+    return Repeatedly.forever(
+        flushBatches == 0
+            ? onTime
+            : AfterFirst.of(AfterPane.elementCountAtLeast(flushBatches), onTime));
   }
 
   @Override
@@ -88,9 +120,7 @@ public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<Str
         .apply(
             "FlushOnProcessingTime",
             Window.<T>into(new GlobalWindows())
-                .triggering(
-                    Repeatedly.forever(
-                        AfterProcessingTime.pastFirstElementInPane().plusDelayOf(flushEvery)))
+                .triggering(flushTrigger())
                 .withAllowedLateness(Duration.ZERO)
                 .discardingFiredPanes())
         .apply("BatchByPartition", KeyedBatches.inTheGlobalWindow(partition))

@@ -143,6 +143,46 @@ class TableRoundTripTest {
   }
 
   /**
+   * With {@link WriteTable#withFlushBatches}, a shard writes its file as soon as that many batches
+   * wait, before the flush interval: five bundles of 1,000 records of one partition, a batch each,
+   * make files of two, two and one batch, and every record is read back once. Without it, the same
+   * stream makes one file.
+   */
+  @Test
+  void aShardWritesAFileWheneverItsBatchesWait() throws Exception {
+    List<SensorReading> rows = new ArrayList<>();
+    for (int i = 0; i < 5000; i++) {
+      rows.add(reading("dev-000" + (1 + i % 3), "humidity", i % 100, "2026-11-27T08:00:00Z", null));
+    }
+    assertThat(filesWritten(rows, w -> w.withFlushBatches(2), "bounded")).hasSize(3);
+    assertThat(filesWritten(rows, w -> w, "interval")).hasSize(1);
+  }
+
+  /**
+   * The files {@code rows}, 1,000 to a bundle, make through {@code write} in a table of their own
+   * (named {@code name}), after checking that the table reads back exactly the rows.
+   */
+  private List<String> filesWritten(
+      List<SensorReading> rows,
+      java.util.function.UnaryOperator<WriteTable<SensorReading>> write,
+      String name)
+      throws Exception {
+    String table = dir.resolve(name + "/sensor_readings").toString();
+    Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
+    p.apply(inBundlesOf1000(p, rows))
+        .apply(
+            write.apply(WriteTable.<SensorReading>to(table, r -> "date=" + r.getDate(), "test")));
+    p.run().waitUntilFinish();
+
+    Pipeline read = Pipeline.create(PipelineOptionsFactory.create());
+    PAssert.that(read.apply(ReadTable.of(table, SensorReading.class))).containsInAnyOrder(rows);
+    read.run().waitUntilFinish();
+    try (Stream<Path> onDisk = Files.walk(Path.of(table))) {
+      return onDisk.map(Path::toString).filter(f -> f.endsWith(".parquet")).toList();
+    }
+  }
+
+  /**
    * A partition whose records all went out in an early flush gets no second, empty file when the
    * input ends (its last pane holds no batch); a partition with records after that flush gets its
    * second file.
