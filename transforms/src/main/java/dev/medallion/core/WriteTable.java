@@ -91,8 +91,9 @@ public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<Str
    * A shard also writes its file as soon as {@code batches} batches of its partition wait (each up
    * to {@link KeyedBatches#MAX_RECORDS} records), before the flush interval: what a writer holds is
    * bounded by the batches, not by the rate times the interval. The DirectRunner copies a group's
-   * waiting batches whenever a bundle reaches it; at 50,000 records/s and 5 s those copies and the
-   * collector's moving them took a quarter of a stream's time (bench/HISTORY.md).
+   * waiting batches whenever a bundle reaches it; at 50,000 records/s and 5 s those copies were a
+   * quarter of the bytes a stream allocated, and each young collection moved the newest ones again
+   * (bench/HISTORY.md).
    */
   public WriteTable<T> withFlushBatches(int batches) {
     if (batches < 1) {
