@@ -149,14 +149,13 @@ public final class WriteIotTables extends PTransform<PCollectionTuple, PDone> {
           WriteTableFiles.to(lake.table(table), partition, runId, lake.written(runId, table)));
       return;
     }
-    WriteTable<T> writeTable =
-        WriteTable.to(lake.table(table), partition, runId)
-            .withNumShards(numShards)
-            .withFlushEvery(flushEvery);
     PCollection<KV<String, String>> files =
         rows.apply(
             "Write " + table,
-            flushBatches == 0 ? writeTable : writeTable.withFlushBatches(flushBatches));
+            WriteTable.to(lake.table(table), partition, runId)
+                .withNumShards(numShards)
+                .withFlushEvery(flushEvery)
+                .withFlushBatches(flushBatches));
     if (commitTo != null) {
       String name = Catalog.byPath(table).name();
       written.add(

@@ -89,16 +89,17 @@ public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<Str
 
   /**
    * A shard also writes its file as soon as {@code batches} batches of its partition wait (each up
-   * to {@link KeyedBatches#MAX_RECORDS} records), before the flush interval: what a writer holds is
-   * bounded by the batches, not by the rate times the interval. The DirectRunner copies a group's
-   * waiting batches whenever a bundle reaches it; at 50,000 records/s and 5 s those copies were a
-   * quarter of the bytes a stream allocated, and each young collection moved the newest ones again
-   * (bench/HISTORY.md).
+   * to {@link KeyedBatches#MAX_RECORDS} records), before the flush interval (0, the default: only
+   * at the interval): what a writer holds is bounded by the batches, not by the rate times the
+   * interval. The DirectRunner copies a group's waiting batches whenever a bundle reaches it; at
+   * 50,000 records/s and 5 s those copies were a quarter of the bytes a stream allocated, and each
+   * young collection moved the newest ones again (bench/HISTORY.md).
    */
   public WriteTable<T> withFlushBatches(int batches) {
-    if (batches < 1) {
+    if (batches < 0) {
       throw new IllegalArgumentException(
-          "a file is written for at least one batch, not " + batches);
+          "a file is written for at least one waiting batch (or 0: only at the flush interval), not "
+              + batches);
     }
     return new WriteTable<>(tableRoot, partition, runId, numShards, flushEvery, batches);
   }

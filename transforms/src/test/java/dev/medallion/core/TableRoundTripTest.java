@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
@@ -163,9 +164,7 @@ class TableRoundTripTest {
    * (named {@code name}), after checking that the table reads back exactly the rows.
    */
   private List<String> filesWritten(
-      List<SensorReading> rows,
-      java.util.function.UnaryOperator<WriteTable<SensorReading>> write,
-      String name)
+      List<SensorReading> rows, UnaryOperator<WriteTable<SensorReading>> write, String name)
       throws Exception {
     String table = dir.resolve(name + "/sensor_readings").toString();
     Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
