@@ -24,7 +24,6 @@ import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
-import org.apache.parquet.hadoop.ParquetWriter;
 import org.joda.time.Duration;
 
 /**
@@ -171,12 +170,12 @@ public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<Str
   /**
    * Writes a shard's batches of records ({@link KeyedBatches}) of one flush record by record into
    * one new Parquet file, as a replay's files are written ({@link RowWriteSupport}: no Avro record
-   * per row; the same column settings, {@link WriteTableFiles#open}); outputs its partition and
-   * path once the file is whole; a file whose write failed is deleted. A key's pane without batches
-   * (its on-time pane at the end of a bounded input, when its flushes took every batch) writes
-   * nothing. The DirectRunner copies a group's values through their coder whenever a bundle reaches
-   * it: batches are copied as byte arrays, not record by record (the copies grew with the rate
-   * times the flush interval: 20 % of a stream's CPU at 8,600 records/s, JFR, 2026-12-04).
+   * per row; the same column settings, {@link TableFile}); outputs its partition and path once the
+   * file is whole; a file whose write failed is deleted. A key's pane without batches (its on-time
+   * pane at the end of a bounded input, when its flushes took every batch) writes nothing. The
+   * DirectRunner copies a group's values through their coder whenever a bundle reaches it: batches
+   * are copied as byte arrays, not record by record (the copies grew with the rate times the flush
+   * interval: 20 % of a stream's CPU at 8,600 records/s, JFR, 2026-12-04).
    */
   static class WriteFileFn<T>
       extends DoFn<KV<KV<String, Integer>, Iterable<byte[]>>, KV<String, String>> {
@@ -209,26 +208,20 @@ public class WriteTable<T> extends PTransform<PCollection<T>, PCollection<KV<Str
         return;
       }
       String part = shard.getKey().getKey();
-      String path = WriteTableFiles.newFile(tableRoot, part, runId);
-      ParquetWriter<T> writer = WriteTableFiles.open(path, records, toRow);
+      TableFile<T> file =
+          TableFile.open(WriteTableFiles.newFile(tableRoot, part, runId), records, toRow);
       try {
         while (batches.hasNext()) {
           for (T record : KeyedBatches.decode(batches.next(), coder)) {
-            writer.write(record);
+            file.write(record);
           }
         }
       } catch (IOException | RuntimeException e) {
-        WriteTableFiles.closeQuietly(writer);
-        WriteTableFiles.deleteQuietly(path);
+        file.abandon();
         throw e;
       }
-      try {
-        writer.close();
-      } catch (IOException | RuntimeException e) {
-        WriteTableFiles.deleteQuietly(path);
-        throw e;
-      }
-      out.output(KV.of(part, path));
+      file.close();
+      out.output(KV.of(part, file.path()));
     }
   }
 }

@@ -5,7 +5,8 @@ import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.ConcurrentModificationException;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -156,8 +157,7 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
     private final String runId;
     private final SerializableFunction<T, Row> toRow;
     private final ParquetRecords records;
-    private transient Map<String, ParquetWriter<T>> writers;
-    private transient Map<String, String> paths;
+    private transient Map<String, TableFile<T>> files;
 
     WriteBundleFilesFn(
         String tableRoot,
@@ -174,65 +174,60 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
 
     @StartBundle
     public void start() {
-      writers = new java.util.LinkedHashMap<>();
-      paths = new HashMap<>();
+      files = new LinkedHashMap<>();
     }
 
     @ProcessElement
     public void process(@Element T record, OutputReceiver<String> out) throws IOException {
       String part = partition.apply(record);
-      ParquetWriter<T> writer = writers.get(part);
-      if (writer == null && writers.size() >= MAX_OPEN_FILES) {
+      TableFile<T> file = files.get(part);
+      if (file == null && files.size() >= MAX_OPEN_FILES) {
         // Each open file holds a row group (and on S3 an upload buffer): close the oldest.
-        String oldest = writers.keySet().iterator().next();
-        writers.remove(oldest).close();
-        out.output(paths.remove(oldest));
+        TableFile<T> oldest = files.remove(files.keySet().iterator().next());
+        oldest.close();
+        out.output(oldest.path());
       }
-      if (writer == null) {
-        String path = newFile(tableRoot, part, runId);
-        writer = open(path, records, toRow);
-        writers.put(part, writer);
-        paths.put(part, path);
+      if (file == null) {
+        file = TableFile.open(newFile(tableRoot, part, runId), records, toRow);
+        files.put(part, file);
       }
-      writer.write(record);
+      file.write(record);
     }
 
     @FinishBundle
     public void finish(FinishBundleContext c) throws IOException {
-      Map<String, ParquetWriter<T>> open = writers;
-      writers = null;
+      Map<String, TableFile<T>> open = files;
+      files = null;
       try {
-        for (Map.Entry<String, ParquetWriter<T>> w : open.entrySet()) {
-          w.getValue().close();
-          c.output(
-              paths.get(w.getKey()), GlobalWindow.INSTANCE.maxTimestamp(), GlobalWindow.INSTANCE);
+        for (TableFile<T> file : open.values()) {
+          file.close();
+          c.output(file.path(), GlobalWindow.INSTANCE.maxTimestamp(), GlobalWindow.INSTANCE);
         }
       } catch (IOException | RuntimeException e) {
-        closeQuietly(open);
+        abandon(open);
         throw e;
       }
     }
 
-    /** A bundle that failed: its files are half-written, listed nowhere, and deleted by the run. */
+    /**
+     * A bundle that failed: its files are half-written and listed nowhere. The DirectRunner calls
+     * this on the thread that cancels the failed job, maybe while a worker still writes them.
+     */
     @Teardown
     public void teardown() {
-      if (writers != null) {
-        closeQuietly(writers);
-        writers = null;
+      Map<String, TableFile<T>> open = files;
+      files = null;
+      if (open != null) {
+        abandon(open);
       }
     }
 
-    private static <T> void closeQuietly(Map<String, ParquetWriter<T>> open) {
-      open.values().forEach(WriteTableFiles::closeQuietly);
-    }
-  }
-
-  /** Closes a file whose write failed: it is not committed, and the run's cleanup deletes it. */
-  static void closeQuietly(ParquetWriter<?> writer) {
-    try {
-      writer.close();
-    } catch (IOException | RuntimeException ignored) {
-      // The first failure is the one reported.
+    private static <T> void abandon(Map<String, TableFile<T>> open) {
+      try {
+        new ArrayList<>(open.values()).forEach(TableFile::abandon);
+      } catch (ConcurrentModificationException e) {
+        // A worker still adding a file to this bundle: the run's cleanup deletes what it leaves.
+      }
     }
   }
 
@@ -296,16 +291,6 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
   static final java.util.Set<String> NO_STATISTICS =
       java.util.Set.of("raw_line", "raw_payload", "original_payload");
 
-  /**
-   * A new file of a table's records, each written as the row {@code toRow} gives ({@link
-   * RowWriteSupport}), with every table file's settings.
-   */
-  static <T> ParquetWriter<T> open(
-      String path, ParquetRecords records, SerializableFunction<T, Row> toRow) throws IOException {
-    return configured(
-        RowWriteSupport.builder(ChannelOutputFile.of(path), records, toRow), records.schema());
-  }
-
   /** A new file of Avro records of {@code schema} (a table's files, rewritten). */
   static ParquetWriter<GenericRecord> open(String path, Schema schema) throws IOException {
     return configured(
@@ -314,7 +299,7 @@ public class WriteTableFiles<T> extends PTransform<PCollection<T>, PDone> {
   }
 
   /** Every table file's settings: the columns' encodings and statistics, Snappy, row groups. */
-  private static <T, B extends ParquetWriter.Builder<T, B>> ParquetWriter<T> configured(
+  static <T, B extends ParquetWriter.Builder<T, B>> ParquetWriter<T> configured(
       B builder, Schema schema) throws IOException {
     for (Schema.Field f : schema.getFields()) {
       if (UNIQUE_COLUMNS.contains(f.name())) {

@@ -71,7 +71,7 @@ class RowWriteSupportTest {
     ParquetRecords records = ParquetRecords.of(FLAT);
     Path direct = dir.resolve("direct.parquet");
     Path viaAvro = dir.resolve("avro.parquet");
-    try (ParquetWriter<Row> w = WriteTableFiles.open(direct.toString(), records, AS_IS)) {
+    try (TableFile<Row> w = TableFile.open(direct.toString(), records, AS_IS)) {
       for (Row r : rows) {
         w.write(r);
       }
@@ -108,7 +108,7 @@ class RowWriteSupportTest {
             .addValues("dev-1", List.of(1.5, 2.5), new Instant(1_790_000_000_000L))
             .build();
     Path file = dir.resolve("nested.parquet");
-    try (ParquetWriter<Row> w = WriteTableFiles.open(file.toString(), records, AS_IS)) {
+    try (TableFile<Row> w = TableFile.open(file.toString(), records, AS_IS)) {
       w.write(row);
     }
     GenericRecord back = read(file).get(0);
@@ -138,7 +138,7 @@ class RowWriteSupportTest {
     ParquetRecords records = ParquetRecords.of(schema);
     Path direct = dir.resolve("getters.parquet");
     Path viaAvro = dir.resolve("rows-avro.parquet");
-    try (ParquetWriter<DeadLetter> w = WriteTableFiles.open(direct.toString(), records, toRow)) {
+    try (TableFile<DeadLetter> w = TableFile.open(direct.toString(), records, toRow)) {
       for (DeadLetter d : letters) {
         w.write(d);
       }
