@@ -29,6 +29,43 @@ class KafkaBrokerTest {
   @TempDir Path tmp;
 
   /**
+   * {@code medallion kafka} stopped as Ctrl-C or a service manager stops it (SIGTERM here; Ctrl-C
+   * is SIGINT, handled the same) stops its broker and exits 0 with its last line; before, the JVM's
+   * own handling ended it with 143 (130 for Ctrl-C) whatever the command returned.
+   */
+  @Test
+  void aSignalStopsTheBrokerAndTheCommandExitsZero() throws Exception {
+    Path log = tmp.resolve("kafka-command.log");
+    Process kafka =
+        ChildJvm.start(
+            log,
+            List.of("-Dmedallion.kafka.libs=" + System.getProperty("medallion.kafka.libs")),
+            "kafka",
+            "--dir=" + tmp.resolve("signal"),
+            "--port=" + KafkaBroker.freePort(),
+            "--controllerPort=" + KafkaBroker.freePort());
+    try {
+      waitFor(
+          () -> !kafka.isAlive() || java.nio.file.Files.readString(log).contains("kafka: running"),
+          () -> "the broker runs; the log:\n" + tail(log));
+      assertThat(kafka.isAlive()).as(tail(log)).isTrue();
+      List<ProcessHandle> broker = kafka.descendants().toList();
+      assertThat(broker).as("the broker's own JVM").isNotEmpty();
+
+      kafka.destroy(); // SIGTERM
+
+      assertThat(kafka.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      String said = java.nio.file.Files.readString(log);
+      assertThat(kafka.exitValue()).as(said).isZero();
+      assertThat(said).contains("kafka: stopping the broker", "kafka: the broker stopped");
+      assertThat(broker).noneMatch(ProcessHandle::isAlive);
+    } finally {
+      kafka.descendants().forEach(ProcessHandle::destroyForcibly);
+      kafka.destroyForcibly();
+    }
+  }
+
+  /**
    * The generator's lines reach the topic keyed by device; Bronze, in a JVM of its own, reads each
    * once; the broker is killed mid-run: Bronze says so once and waits, and when the broker is back
    * (same folder, same ports) it goes on, and holds every record once, with its partition, offset
