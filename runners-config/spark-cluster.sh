@@ -59,7 +59,7 @@ waitfor() {
   --webui-port "$webui" > "$dir/master.log" 2>&1 &
 pids+=($!)
 master=$(waitfor "$dir/master.log" "Starting Spark master at spark://" | grep -o 'spark://[0-9.:]*')
-ui=$(waitfor "$dir/master.log" "MasterWebUI.*started at http://" | grep -o 'http://[0-9.:]*')
+ui=$(waitfor "$dir/master.log" "MasterWebUI.*started at http://" | grep -oE 'http://[^ ]+')
 for ((i = 1; i <= workers; i++)); do
   mkdir -p "$dir/worker-$i"
   "${spark_java[@]}" org.apache.spark.deploy.worker.Worker --host 127.0.0.1 --cores "$cores" \
