@@ -1,5 +1,6 @@
 package dev.medallion.tools;
 
+import dev.medallion.pipelines.CleanStop;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,7 +11,6 @@ import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -21,8 +21,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import sun.misc.Signal;
-import sun.misc.SignalHandler;
 
 /**
  * {@code kafka}: a single-node Kafka broker for the four-terminal run, from Kafka's own jars
@@ -108,34 +106,16 @@ public class KafkaCommand implements Callable<Integer> {
       }
     }
     Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "stop-kafka"));
-    stopOnSignal(broker);
-    System.err.println("kafka: running; Ctrl-C stops it (its data stays in " + dir + ")");
-    int code = broker.waitFor();
-    System.err.println("kafka: the broker stopped (exit " + code + "); see " + broker.log());
-    return code == 0 || code == 130 || code == 143 ? 0 : 1;
-  }
-
-  /**
-   * Ctrl-C (SIGINT) or SIGTERM stops the broker, and the command ends as a clean stop, with exit
-   * code 0 and its last line (the JVM's own handling ends with 130 or 143, whatever the command
-   * returns). A second one exits at once.
-   */
-  private static void stopOnSignal(KafkaBroker broker) {
-    AtomicBoolean asked = new AtomicBoolean();
-    SignalHandler stop =
-        signal -> {
-          if (asked.getAndSet(true)) {
-            Runtime.getRuntime().halt(128 + signal.getNumber());
-          }
-          System.err.println("\nkafka: stopping the broker");
-          new Thread(broker::close, "stop-kafka-now").start();
-        };
-    for (String name : List.of("INT", "TERM")) {
-      try {
-        Signal.handle(new Signal(name), stop);
-      } catch (IllegalArgumentException unsupported) {
-        // a platform without this signal: the JVM's own handling stays
-      }
+    // Ctrl-C or SIGTERM: the broker stops and the command ends with 0, not the JVM's 130 or 143.
+    try (CleanStop stop =
+        CleanStop.of(
+            "kafka",
+            "stopping the broker",
+            () -> new Thread(broker::close, "stop-kafka-now").start())) {
+      System.err.println("kafka: running; Ctrl-C stops it (its data stays in " + dir + ")");
+      int code = broker.waitFor();
+      System.err.println("kafka: the broker stopped (exit " + code + "); see " + broker.log());
+      return code == 0 || code == 130 || code == 143 ? 0 : 1;
     }
   }
 

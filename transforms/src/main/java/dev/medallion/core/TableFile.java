@@ -34,13 +34,14 @@ final class TableFile<T> implements AutoCloseable {
   /** A new file at {@code path}, of Beam's file systems (local, {@code s3://}, …). */
   static <T> TableFile<T> open(
       String path, ParquetRecords records, SerializableFunction<T, Row> toRow) throws IOException {
-    return open(path, WriteTableFiles.ChannelOutputFile.of(path), records, toRow);
+    return open(WriteTableFiles.ChannelOutputFile.of(path), records, toRow);
   }
 
-  /** A new file at {@code path}, written through {@code out}. */
+  /** A new file written through {@code out}, at its path ({@link OutputFile#getPath}). */
   static <T> TableFile<T> open(
-      String path, OutputFile out, ParquetRecords records, SerializableFunction<T, Row> toRow)
+      OutputFile out, ParquetRecords records, SerializableFunction<T, Row> toRow)
       throws IOException {
+    String path = out.getPath();
     StreamOf file = new StreamOf(out);
     try {
       ParquetWriter<T> writer =

@@ -30,7 +30,7 @@ class TableFileTest {
   void aFileGivenUpIsClosedUnderParquetAndDeleted() throws Exception {
     Path path = dir.resolve("part-a.parquet");
     Disk disk = new Disk(path, Long.MAX_VALUE);
-    TableFile<Row> file = withRows(path, disk);
+    TableFile<Row> file = withRows(disk);
     long header = disk.written;
 
     file.abandon();
@@ -45,7 +45,7 @@ class TableFileTest {
   void aFileWhoseCloseFailedIsDeletedAndNotWrittenAgain() throws Exception {
     Path path = dir.resolve("part-b.parquet");
     Disk disk = new Disk(path, 64);
-    TableFile<Row> file = withRows(path, disk);
+    TableFile<Row> file = withRows(disk);
 
     assertThatThrownBy(file::close).isInstanceOf(IOException.class).hasMessage("disk full");
     long attempts = disk.attempts;
@@ -61,7 +61,7 @@ class TableFileTest {
   void aFinishedFileStaysWhenItsFailedBundleGivesItUp() throws Exception {
     Path path = dir.resolve("part-c.parquet");
     Disk disk = new Disk(path, Long.MAX_VALUE);
-    TableFile<Row> file = withRows(path, disk);
+    TableFile<Row> file = withRows(disk);
     file.close();
     long size = Files.size(path);
 
@@ -73,9 +73,8 @@ class TableFileTest {
   }
 
   /** A new file written through {@code disk}, with 1,000 rows in its row group (none flushed). */
-  private static TableFile<Row> withRows(Path path, Disk disk) throws IOException {
-    TableFile<Row> file =
-        TableFile.open(path.toString(), disk, RECORDS, SerializableFunctions.identity());
+  private static TableFile<Row> withRows(Disk disk) throws IOException {
+    TableFile<Row> file = TableFile.open(disk, RECORDS, SerializableFunctions.identity());
     for (int i = 0; i < 1000; i++) {
       file.write(Row.withSchema(SCHEMA).addValues("user-" + i, (long) i).build());
     }
