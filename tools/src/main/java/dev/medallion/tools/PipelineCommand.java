@@ -61,6 +61,9 @@ abstract class PipelineCommand implements Callable<Integer> {
         if (ran == null) {
           return 0; // nothing new to read, said on stderr
         }
+        if (ran.result().getState() == PipelineResult.State.DONE) {
+          ClassArchive.jobRan();
+        }
         boolean withinLimit = Report.print(ran, options, stage);
         if (stop.failure() != null) {
           System.err.println("medallion " + stage.name().toLowerCase() + ": " + stop.failure());
@@ -78,7 +81,9 @@ abstract class PipelineCommand implements Callable<Integer> {
     public Integer call() throws Exception {
       UsersOptions options =
           RunnerDefaults.options(flags.toArray(String[]::new), UsersOptions.class);
-      return Report.print(UserFeaturesJob.run(options), options) ? 0 : 1;
+      UserFeaturesJob.Summary summary = UserFeaturesJob.run(options);
+      ClassArchive.jobRan();
+      return Report.print(summary, options) ? 0 : 1;
     }
   }
 
