@@ -5,11 +5,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Tells the launcher ({@code ./medallion}) that this command ran a job, so that the class archive
- * the JVM records at its exit holds a job's classes and is worth keeping. The launcher names the
- * file to create ({@code -Dmedallion.cds.ran}) only when it records an archive; a command that ran
- * no job (its help, a bad flag, a replay with nothing new, a failed job) creates nothing, and the
- * launcher drops what it recorded.
+ * Tells the launcher ({@code ./medallion}) that this command ran a job: the class archive the JVM
+ * records at its exit then holds a job's classes, and the launcher keeps it as the build's archive;
+ * a partial archive the command ran on (what a command that ran no job recorded: its help, a bad
+ * flag, a replay with nothing new, a failed job) is dropped, so that the next command records a
+ * job's. The launcher names the file to create ({@code -Dmedallion.cds.ran}) only for {@code run}
+ * and {@code users} without the build's archive.
  */
 final class ClassArchive {
   private ClassArchive() {}
