@@ -78,6 +78,9 @@ topic_size() { java -cp "$kafka_cp:$work/classes" TopicSize "$bootstrap" "$1" 2>
 m=(env MEDALLION_JAVA_OPTS="-Xmx$heap" ./medallion)
 # Untimed: the launcher's first pipeline command after a build records its class archive, which
 # slowed whichever phase ran `run` first (the generator's 104,755 lines: 5.3 s against 3.3 s).
+# A partial archive (what a command that ran no job recorded, README) would make the warm-up run on
+# it and a timed job record the archive: 20.75 s against 8.33 s for users at 200k, 2026-12-07.
+rm -f tools/target/medallion-*.partial.jsa
 ./medallion users --input='testdata/users/raw/*.ndjson' --lakehouse="$work/warm-up" > /dev/null 2>&1
 # and the first one on Spark records the archive of commands on Spark.
 ./medallion run --runner=SparkRunner --sparkMaster='local[2]' --input=testdata/iot/events.ndjson \

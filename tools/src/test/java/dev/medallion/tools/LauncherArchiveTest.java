@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,12 @@ class LauncherArchiveTest {
   static final Path TARGET = ROOT.resolve("tools").resolve("target");
 
   @TempDir Path tmp;
+
+  /** The next command records a job's archive, as after a build. */
+  @AfterEach
+  void noArchiveLeft() throws IOException {
+    deleteArchives();
+  }
 
   @Test
   void onlyACommandThatRanAJobRecordsTheClassArchive() throws Exception {
