@@ -3,7 +3,7 @@
 # (bench/users.sql), measured side by side in one run on this machine.
 #
 #   bench/run.sh [--sizes=200000,2000000,4000000] [--repeats=3] [--jobs=duckdb,loop,direct,spark]
-#                [--iot=1000000] [--heap=2g] [--timeout=1800] [--no-build]
+#                [--iot=1000000[,4000000…]] [--heap=2g] [--timeout=1800] [--no-build]
 #
 # The job `cluster` (not in the default list) runs the same commands with spark-submit on the
 # repository's standalone cluster (runners-config/spark-cluster.sh: a master and two workers of
@@ -16,11 +16,12 @@
 # decides, one per table encodes Parquet; the practical limit); `users` on the DirectRunner and on
 # Spark local[2]. Each job is one process, timed from outside (/usr/bin/time: wall, user + system
 # CPU, peak RSS), with a fresh output folder; the project's Gold (and the loop's) is checked equal
-# to DuckDB's row for row. --iot replays that many generated readings + heartbeats through `run`
-# on both runners, beside the IoT tables in one pass of a hand-written loop (bench/IotLoop.java,
-# the job `loop`), and checks every Gold equal to the first one's (0: skip). Every timed job is appended to
-# bench/results/runs.csv; the medians (and wall time / DuckDB's) to bench/results/summary.csv,
-# printed at the end; bench/results/chart.png and the README's table are redrawn from summary.csv.
+# to DuckDB's row for row. --iot replays that many generated readings + heartbeats (each size of
+# a list in turn) through `run` on both runners, beside the IoT tables in one pass of a
+# hand-written loop (bench/IotLoop.java, the job `loop`), and checks every Gold equal to the first
+# one's of its size (0: skip). Every timed job is appended to bench/results/runs.csv; the medians
+# (and wall time / DuckDB's) to bench/results/summary.csv, printed at the end;
+# bench/results/chart.png and the README's table are redrawn from summary.csv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -216,14 +217,15 @@ for events in ${sizes//,/ }; do
   done
 done
 
-if [[ $iot -gt 0 ]]; then
-  devices=$((iot / 1000))
-  input=$data/iot-$iot.ndjson
+for iot_events in ${iot//,/ }; do
+  [[ $iot_events -gt 0 ]] || continue
+  devices=$((iot_events / 1000))
+  input=$data/iot-$iot_events.ndjson
   if [[ ! -s $input ]]; then
-    echo "generating about $iot readings and heartbeats into $input" >&2
+    echo "generating about $iot_events readings and heartbeats into $input" >&2
     ./medallion generate --seed 1 --generatorDevices "$devices" --durationMinutes 61 \
       --malformedRate 0.01 --duplicateRate 0.02 --outOfRangeRate 0.01 \
-      --registry "$data/iot-$iot-devices.csv" > "$input.tmp" 2>/dev/null
+      --registry "$data/iot-$iot_events-devices.csv" > "$input.tmp" 2>/dev/null
     mv "$input.tmp" "$input"
   fi
   lines=$(wc -l < "$input")
@@ -236,10 +238,10 @@ if [[ $iot -gt 0 ]]; then
       rm -rf "$out"
       if [[ $job == loop ]]; then
         time_job "$job" java "-Xmx$heap" -cp "$(cat tools/target/classpath.txt):$work/classes" \
-          IotLoop input="$input" devices="$data/iot-$iot-devices.csv" out="$out"
+          IotLoop input="$input" devices="$data/iot-$iot_events-devices.csv" out="$out"
       else
         project "$job"
-        $timer "$job" "${cmd[@]}" run --input="$input" --devices="$data/iot-$iot-devices.csv" \
+        $timer "$job" "${cmd[@]}" run --input="$input" --devices="$data/iot-$iot_events-devices.csv" \
           --lakehouse="$out" "${runner[@]}"
       fi
       gold=first
@@ -259,7 +261,7 @@ if [[ $iot -gt 0 ]]; then
       record iot "$lines" "$job" "$r" "$gold"
     done
   done
-fi
+done
 
 java -cp "$work/classes" BenchReport summarize "$runs_csv" "$run_id" "$results/summary.csv"
 java -Djava.awt.headless=true -cp "$work/classes" BenchReport chart "$results/summary.csv" "$results/chart.png"
