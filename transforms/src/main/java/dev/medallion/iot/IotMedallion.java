@@ -3,8 +3,10 @@ package dev.medallion.iot;
 import dev.medallion.core.DeadLetter;
 import dev.medallion.core.FieldMapping;
 import dev.medallion.core.RawEvent;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
@@ -49,8 +51,14 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
   private final Duration maxAheadOfArrival;
   private final FieldMapping mapping;
   private final SensorCatalog catalog;
-  // Whether Gold joins a stream's devices in groups (WindowedDeviceStats#withStreamsInGroups).
-  private final boolean grouped;
+  // How Gold groups, as the runner suits: withStreamsInGroups, withKeysPerMinute.
+  private final EnumSet<GoldGrouping> grouping;
+
+  /** See {@link WindowedDeviceStats#withStreamsInGroups} and its {@code withKeysPerMinute}. */
+  private enum GoldGrouping {
+    STREAMS_IN_GROUPS,
+    KEYS_PER_MINUTE
+  }
 
   private IotMedallion(
       Map<String, Device> registry,
@@ -59,14 +67,15 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
       Duration maxAheadOfArrival,
       FieldMapping mapping,
       SensorCatalog catalog,
-      boolean grouped) {
+      Set<GoldGrouping> grouping) {
     this.registry = new HashMap<>(registry);
     this.allowedLateness = allowedLateness;
     this.watermarkSlack = watermarkSlack;
     this.maxAheadOfArrival = maxAheadOfArrival;
     this.mapping = mapping;
     this.catalog = catalog;
-    this.grouped = grouped;
+    this.grouping = EnumSet.noneOf(GoldGrouping.class);
+    this.grouping.addAll(grouping);
   }
 
   /** The medallion enriching with {@code registry} (device id → device). */
@@ -78,37 +87,48 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
         ValidateAndEnrich.MAX_AHEAD_OF_ARRIVAL,
         FieldMapping.NONE,
         SensorCatalog.DEFAULT,
-        false);
+        Set.of());
   }
 
   /** See {@link WindowedDeviceStats#of}. */
   public IotMedallion withLateness(Duration allowedLateness, Duration watermarkSlack) {
     return new IotMedallion(
-        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog, grouped);
+        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog, grouping);
   }
 
   /** See {@link ValidateAndEnrich#withMaxAheadOfArrival}. */
   public IotMedallion withMaxAheadOfArrival(Duration max) {
     return new IotMedallion(
-        registry, allowedLateness, watermarkSlack, max, mapping, catalog, grouped);
+        registry, allowedLateness, watermarkSlack, max, mapping, catalog, grouping);
   }
 
   /** See {@link IngestToBronze#withMapping}. */
   public IotMedallion withMapping(FieldMapping mapping) {
     return new IotMedallion(
-        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog, grouped);
+        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog, grouping);
   }
 
   /** See {@link ValidateAndEnrich#withCatalog} and {@link WindowedDeviceStats#withCatalog}. */
   public IotMedallion withCatalog(SensorCatalog catalog) {
     return new IotMedallion(
-        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog, grouped);
+        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog, grouping);
   }
 
   /** See {@link WindowedDeviceStats#withStreamsInGroups}. */
   public IotMedallion withStreamsInGroups() {
+    return with(GoldGrouping.STREAMS_IN_GROUPS);
+  }
+
+  /** See {@link WindowedDeviceStats#withKeysPerMinute}. */
+  public IotMedallion withKeysPerMinute() {
+    return with(GoldGrouping.KEYS_PER_MINUTE);
+  }
+
+  private IotMedallion with(GoldGrouping option) {
+    EnumSet<GoldGrouping> more = EnumSet.of(option);
+    more.addAll(grouping);
     return new IotMedallion(
-        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog, true);
+        registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog, more);
   }
 
   @Override
@@ -126,8 +146,13 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
         WindowedDeviceStats.of(allowedLateness, watermarkSlack)
             .withCatalog(catalog)
             .withExpectedDevices(registry.size());
-    PCollectionTuple gold =
-        silver.apply("Gold", grouped ? windowed.withStreamsInGroups() : windowed);
+    if (grouping.contains(GoldGrouping.STREAMS_IN_GROUPS)) {
+      windowed = windowed.withStreamsInGroups();
+    }
+    if (grouping.contains(GoldGrouping.KEYS_PER_MINUTE)) {
+      windowed = windowed.withKeysPerMinute();
+    }
+    PCollectionTuple gold = silver.apply("Gold", windowed);
     PCollection<DeadLetter> deadLetters =
         PCollectionList.of(bronze.get(DEAD_LETTERS))
             .and(silver.get(DEAD_LETTERS))

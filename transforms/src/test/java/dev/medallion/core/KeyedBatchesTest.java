@@ -142,6 +142,76 @@ class KeyedBatchesTest {
   }
 
   @Test
+  void keyedPerWindowEachBatchKeyNamesItsKeyAndTheStartOfItsWindow(TestPipeline p) {
+    List<TimestampedValue<String>> records = new ArrayList<>();
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      records.add(TimestampedValue.of("a" + i, T0.plus(Duration.standardSeconds(20L * i))));
+      expected.add("a" + i);
+    }
+    records.add(TimestampedValue.of("b0", T0.plus(Duration.standardSeconds(5))));
+    expected.add("b0");
+
+    PCollection<KV<String, byte[]>> batches =
+        p.apply(Create.timestamped(records).withCoder(StringUtf8Coder.of()))
+            .apply(
+                KeyedBatches.<String>into(
+                        r -> r.substring(0, 1),
+                        Window.into(FixedWindows.of(Duration.standardMinutes(1))))
+                    .keyedPerWindow());
+    PCollection<String> described = batches.apply(ParDo.of(new DescribeFn()));
+
+    // a0 to a2 in T0's minute, a3 to a5 in the next (20 s apart); b0 in T0's minute
+    long next = T0.plus(Duration.standardMinutes(1)).getMillis();
+    PAssert.that(batches.apply(ParDo.of(new KeyFn())))
+        .satisfies(
+            keys -> {
+              // a key may come in more than one batch (one per bundle)
+              assertThat(new java.util.TreeSet<>(toList(keys)))
+                  .containsExactlyInAnyOrder(
+                      "a@" + T0.getMillis(), "a@" + next, "b@" + T0.getMillis());
+              return null;
+            });
+    PAssert.that(described)
+        .satisfies(
+            all -> {
+              List<String> seen = new ArrayList<>();
+              for (String d : all) {
+                String[] parts = d.split(" ", 4);
+                String window =
+                    Instant.ofEpochMilli(Long.parseLong(parts[0].split("@")[1])).toString();
+                assertThat(parts[1]).as(d).isEqualTo(window);
+                assertThat(parts[2]).as(d).isEqualTo("at-end");
+                seen.addAll(List.of(parts[3].substring(1, parts[3].length() - 1).split(", ")));
+              }
+              assertThat(seen).containsExactlyInAnyOrderElementsOf(expected);
+              return null;
+            });
+    p.run().waitUntilFinish();
+  }
+
+  private static List<String> toList(Iterable<String> all) {
+    List<String> list = new ArrayList<>();
+    all.forEach(list::add);
+    return list;
+  }
+
+  /** A batch's key. */
+  static class KeyFn extends DoFn<KV<String, byte[]>, String> {
+    @ProcessElement
+    public void process(@Element KV<String, byte[]> batch, OutputReceiver<String> out) {
+      out.output(batch.getKey());
+    }
+  }
+
+  @Test
+  void batchesInTheGlobalWindowHaveNoWindowToKeyBy() {
+    assertThatThrownBy(() -> KeyedBatches.<String>inTheGlobalWindow(r -> r).keyedPerWindow())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("no window to key by");
+  }
+
+  @Test
   void inTheGlobalWindowEachRecordComesBackOnceInABatchOfItsKey(TestPipeline p) {
     List<TimestampedValue<String>> records = new ArrayList<>();
     List<String> expected = new ArrayList<>();

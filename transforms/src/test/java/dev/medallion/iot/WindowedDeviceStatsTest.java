@@ -37,8 +37,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Gold on the DirectRunner with hand-made panes. Expected rows are worked out by hand in each test.
@@ -474,12 +474,13 @@ class WindowedDeviceStatsTest {
 
   /**
    * The same rows whether a bounded input is joined device by device (0), all its devices in one
-   * group (3 expected devices), or in four groups (200).
+   * group (3 expected devices), or in four groups (200); with the groups keyed per minute too
+   * (perMinute, as on Spark) or not.
    */
   @ParameterizedTest
-  @ValueSource(ints = {0, 3, 200})
-  void theJoinIsFullOuterAndResentEventsCountOnce(int expectedDevices, TestPipeline p)
-      throws Exception {
+  @CsvSource({"0,false", "3,false", "200,false", "3,true", "200,true"})
+  void theJoinIsFullOuterAndResentEventsCountOnce(
+      int expectedDevices, boolean perMinute, TestPipeline p) throws Exception {
     SensorReading t1 = reading("dev-0001", "temperature", 20.0, "2026-11-29T10:15:10Z", null);
     SensorReading t1Resent =
         reading("dev-0001", "temperature", 20.0, "2026-11-29T10:15:10Z", "2026-11-29T10:15:12Z");
@@ -510,7 +511,10 @@ class WindowedDeviceStatsTest {
                         heartbeat("dev-0003", 50.0, -80, "error", "2026-11-29T10:15:59.999Z", null),
                         at("2026-11-29T10:15:59.999Z")))
                 .withCoder(p.getSchemaRegistry().getSchemaCoder(Heartbeat.class)));
-    PCollectionTuple out = gold(readings, heartbeats, Duration.ZERO, expectedDevices);
+    WindowedDeviceStats stats =
+        WindowedDeviceStats.of(LATENESS, Duration.ZERO).withExpectedDevices(expectedDevices);
+    PCollectionTuple out =
+        gold(readings, heartbeats, perMinute ? stats.withKeysPerMinute() : stats);
 
     String window = "|" + W1015.start() + "/" + W1015.end();
     PAssert.that(described(out))
