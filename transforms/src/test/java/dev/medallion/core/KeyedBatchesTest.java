@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.medallion.testing.BeamPipelineExtension;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.testing.PAssert;
@@ -167,7 +168,7 @@ class KeyedBatchesTest {
         .satisfies(
             keys -> {
               // a key may come in more than one batch (one per bundle)
-              assertThat(new java.util.TreeSet<>(toList(keys)))
+              assertThat(new TreeSet<>(toList(keys)))
                   .containsExactlyInAnyOrder(
                       "a@" + T0.getMillis(), "a@" + next, "b@" + T0.getMillis());
               return null;

@@ -342,6 +342,7 @@ class WindowedDeviceStatsTest {
     PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO, join);
 
     String window = "|" + W1015.start() + "/" + W1015.end();
+    String window16 = "|" + W1016.start() + "/" + W1016.end();
     PAssert.that(described(out))
         .inWindow(W1015)
         .containsInAnyOrder(
@@ -492,7 +493,9 @@ class WindowedDeviceStatsTest {
                     stamped(t1Resent),
                     stamped(reading("dev-0001", "humidity", 41.0, "2026-11-29T10:15:20Z", null)),
                     stamped(reading("dev-0003", "pressure", 1001.0, "2026-11-29T10:15:30Z", null)),
-                    stamped(reading("dev-0003", "pressure", 1003.0, "2026-11-29T10:15:31Z", null)))
+                    stamped(reading("dev-0003", "pressure", 1003.0, "2026-11-29T10:15:31Z", null)),
+                    // the next minute: its own key when keyed per minute, its own row either way
+                    stamped(reading("dev-0001", "temperature", 22.0, "2026-11-29T10:16:10Z", null)))
                 .withCoder(readingCoder(p)));
     PCollection<Heartbeat> heartbeats =
         p.apply(
@@ -509,7 +512,10 @@ class WindowedDeviceStatsTest {
                         at("2026-11-29T10:15:45Z")),
                     TimestampedValue.of(
                         heartbeat("dev-0003", 50.0, -80, "error", "2026-11-29T10:15:59.999Z", null),
-                        at("2026-11-29T10:15:59.999Z")))
+                        at("2026-11-29T10:15:59.999Z")),
+                    TimestampedValue.of(
+                        heartbeat("dev-0001", 77.0, -55, "ok", "2026-11-29T10:16:30Z", null),
+                        at("2026-11-29T10:16:30Z")))
                 .withCoder(p.getSchemaRegistry().getSchemaCoder(Heartbeat.class)));
     WindowedDeviceStats stats =
         WindowedDeviceStats.of(LATENESS, Duration.ZERO).withExpectedDevices(expectedDevices);
@@ -517,6 +523,7 @@ class WindowedDeviceStatsTest {
         gold(readings, heartbeats, perMinute ? stats.withKeysPerMinute() : stats);
 
     String window = "|" + W1015.start() + "/" + W1015.end();
+    String window16 = "|" + W1016.start() + "/" + W1016.end();
     PAssert.that(described(out))
         .containsInAnyOrder(
             // readings only: no heartbeat in the window, heartbeat values null
@@ -524,7 +531,9 @@ class WindowedDeviceStatsTest {
             // heartbeats only (one resent): readings null, last status of the later heartbeat
             "dev-0002|ON_TIME|0|0|null|null|null|null|null|2|79.5|-65.0|degraded" + window,
             // both sides
-            "dev-0003|ON_TIME|0|2|null|null|null|null|1002.0|1|50.0|-80.0|error" + window);
+            "dev-0003|ON_TIME|0|2|null|null|null|null|1002.0|1|50.0|-80.0|error" + window,
+            // both sides, the next minute
+            "dev-0001|ON_TIME|0|1|22.0|22.0|22.0|null|null|1|77.0|-55.0|ok" + window16);
     // per device and sensor type: only types with readings, a resent reading once
     PAssert.that(
             out.get(WindowedDeviceStats.SENSOR_MINUTE)
@@ -549,6 +558,7 @@ class WindowedDeviceStatsTest {
         .containsInAnyOrder(
             "dev-0001|temperature|C|1|20.0|20.0|20.0|ON_TIME|berlin|2026-11-29" + window,
             "dev-0001|humidity|%|1|41.0|41.0|41.0|ON_TIME|berlin|2026-11-29" + window,
+            "dev-0001|temperature|C|1|22.0|22.0|22.0|ON_TIME|berlin|2026-11-29" + window16,
             "dev-0003|pressure|hPa|2|1002.0|1001.0|1003.0|ON_TIME|"
                 + Events.DEVICES.get("dev-0003").getSite()
                 + "|2026-11-29"
@@ -571,7 +581,8 @@ class WindowedDeviceStatsTest {
                                     + s.getDouble("battery_pct_min")
                                     + "|"
                                     + s.getDouble("pressure_avg"))))
-        .containsInAnyOrder("berlin|2|2|2|79.5|null", "paris|1|2|1|50.0|1002.0");
+        .containsInAnyOrder(
+            "berlin|2|2|2|79.5|null", "paris|1|2|1|50.0|1002.0", "berlin|1|1|1|77.0|null");
     p.run();
   }
 
