@@ -19,7 +19,6 @@ import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
-import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.PartitioningWindowFn;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.util.CoderUtils;
@@ -148,9 +147,9 @@ public final class KeyedBatches<T>
   }
 
   /**
-   * Each batch's key names its window too ({@code key@start of the window}, see {@link
-   * #windowKey}), so that a grouping's key holds one window's batches. The grouping's keys and
-   * windows pair up the same records as without it.
+   * Each batch's key names its window too ({@code key@} the end of the window, where the batch is
+   * stamped), so that a grouping's key holds one window's batches. The grouping's keys and windows
+   * pair up the same records as without it.
    *
    * <p>For a bounded input on Spark: Beam's Spark runner groups a batch job by key first and then
    * by window, with every value of a key, of all its windows, in memory at once. Gold's groups of
@@ -164,13 +163,6 @@ public final class KeyedBatches<T>
       throw new IllegalStateException("batches in the global window have no window to key by");
     }
     return new KeyedBatches<>(key, into, maxRecords, maxHeld, coder, true);
-  }
-
-  /** The key of a batch of {@code key} in {@code window} ({@link #keyedPerWindow}). */
-  static String windowKey(String key, BoundedWindow window) {
-    return window instanceof IntervalWindow interval
-        ? key + "@" + interval.start().getMillis()
-        : key + "@" + window.maxTimestamp().getMillis();
   }
 
   /**
@@ -308,9 +300,7 @@ public final class KeyedBatches<T>
       }
       BoundedWindow batchWindow =
           windows == null ? GlobalWindow.INSTANCE : windows.assignWindow(timestamp);
-      String batchKey = key.apply(record);
-      KV<String, BoundedWindow> at =
-          KV.of(perWindow ? windowKey(batchKey, batchWindow) : batchKey, batchWindow);
+      KV<String, BoundedWindow> at = KV.of(key.apply(record), batchWindow);
       List<T> batch = open.computeIfAbsent(at, k -> new ArrayList<>());
       batch.add(record);
       held++;
@@ -318,7 +308,7 @@ public final class KeyedBatches<T>
         open.remove(at);
         held -= batch.size();
         out.get(BATCHES)
-            .outputWithTimestamp(KV.of(at.getKey(), encode(batch)), batchWindow.maxTimestamp());
+            .outputWithTimestamp(KV.of(keyOf(at), encode(batch)), batchWindow.maxTimestamp());
       }
       if (held >= maxHeld) {
         handOnAll((encoded, end) -> out.get(BATCHES).outputWithTimestamp(encoded, end));
@@ -345,10 +335,17 @@ public final class KeyedBatches<T>
     /** Every open batch, encoded, to {@code out} with the end of its window; none stays open. */
     private void handOnAll(BiConsumer<KV<String, byte[]>, Instant> out) {
       open.forEach(
-          (at, batch) ->
-              out.accept(KV.of(at.getKey(), encode(batch)), at.getValue().maxTimestamp()));
+          (at, batch) -> out.accept(KV.of(keyOf(at), encode(batch)), at.getValue().maxTimestamp()));
       open.clear();
       held = 0;
+    }
+
+    /**
+     * The key a batch is handed on with: its records' key, and with {@link #keyedPerWindow} the end
+     * of its window too (made once per batch, not per record).
+     */
+    private String keyOf(KV<String, BoundedWindow> at) {
+      return perWindow ? at.getKey() + "@" + at.getValue().maxTimestamp().getMillis() : at.getKey();
     }
 
     private byte[] encode(List<T> batch) {
