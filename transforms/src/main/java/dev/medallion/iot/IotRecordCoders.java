@@ -23,16 +23,22 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
- * Coders of Bronze's and Silver's records written field by field: every field, in declaration
- * order, a flag before each nullable one, the record's length first. They are schema coders of the
- * records' own schemas ({@link OwnFormatSchemaCoder}), set on the PCollections of Bronze's events
- * ({@link IngestToBronze}) and Silver's readings and heartbeats ({@link ValidateAndEnrich}). Gold's
- * batches ({@link WindowedDeviceStats#withExpectedDevices}) are written with the same fields, a
- * batch's repeated text once ({@link #READING_BATCH}, {@link #HEARTBEAT_BATCH}): a group's minute
- * of readings repeats its devices' ids, sites, zones and models, the sensor types, units, date and
- * source in every record. On Spark that halved what Gold's batches shuffle, and the 1M-event replay
- * took 16.55 to 16.79 s against 17.35 to 17.60 s (three runs each, alternating; 1.5 against 1.7 GB
- * of peak RSS; Gold equal to the loop's, 2026-12-05).
+ * Coders of Bronze's and Silver's records written field by field: every field, a flag before each
+ * nullable one, the record's length first. They are schema coders of the records' own schemas
+ * ({@link OwnFormatSchemaCoder}), set on the PCollections of Bronze's events ({@link
+ * IngestToBronze}) and Silver's readings and heartbeats ({@link ValidateAndEnrich}).
+ *
+ * <p>Gold's batches ({@link WindowedDeviceStats#withExpectedDevices}) carry only the fields Gold
+ * reads, a batch's repeated text once ({@link #READING_BATCH}, {@link #HEARTBEAT_BATCH}): a group's
+ * minute of readings repeats its devices' ids, sites and zones, the sensor types, units and source
+ * in every record. On Spark the repeated text written once halved what Gold's batches shuffle, and
+ * the 1M-event replay took 16.55 to 16.79 s against 17.35 to 17.60 s (three runs each, alternating;
+ * 1.5 against 1.7 GB of peak RSS; Gold equal to the loop's, 2026-12-05). Leaving out what Gold does
+ * not read (the raw payload, two thirds of a record's bytes, the registry's coordinates and model,
+ * the original value and unit, the date, the arrival and ingest instants) took it from 12.43 to
+ * 11.72 s (medians of four alternating pairs, 2026-12-07), and the DirectRunner, which holds a
+ * replay's batches until the input ends, through a replay of 15.9M events with {@code -Xmx2g} (it
+ * ran out of memory at 116 s before; 150.6 s now).
  *
  * <p>The records' schema coders go through a Beam {@code Row} for each record (getters, a null
  * bitmap, a coder per field, and a builder to decode): encoding and decoding Gold's batches with
@@ -50,11 +56,20 @@ final class IotRecordCoders {
   static final SchemaCoder<Heartbeat> HEARTBEAT =
       new FormatCoder<>(Heartbeat.class, HeartbeatFormat.INSTANCE);
 
-  /** Gold's batches of readings: see {@link BatchCoder}. */
-  static final Coder<List<SensorReading>> READING_BATCH = new BatchCoder<>(ReadingFormat.INSTANCE);
+  /**
+   * Gold's batches of readings ({@link BatchCoder}), each reading's fields that Gold reads: its
+   * device, site and zone, sensor type, value, unit, {@code seq}, instant and source. Decoded, the
+   * others are left empty: no raw payload, date or coordinates, the value and unit as the original
+   * ones, the instant as the ingest instant.
+   */
+  static final Coder<List<SensorReading>> READING_BATCH = new BatchCoder<>(ReadingFormat.GOLD);
 
-  /** Gold's batches of heartbeats: see {@link BatchCoder}. */
-  static final Coder<List<Heartbeat>> HEARTBEAT_BATCH = new BatchCoder<>(HeartbeatFormat.INSTANCE);
+  /**
+   * Gold's batches of heartbeats ({@link BatchCoder}), each heartbeat's fields that Gold reads: its
+   * device, site and zone, battery, RSSI, status, instant and source; the others as in {@link
+   * #READING_BATCH}.
+   */
+  static final Coder<List<Heartbeat>> HEARTBEAT_BATCH = new BatchCoder<>(HeartbeatFormat.GOLD);
 
   /**
    * A Bronze event's fields; its kind's, device's, source's and sensor's text through {@code
@@ -161,32 +176,45 @@ final class IotRecordCoders {
     }
   }
 
-  /** A reading's fields; a device's and its source's text through {@code strings}. */
+  /**
+   * A reading's fields, Gold's first ({@link #GOLD}: its device, site and zone, its sensor type,
+   * value, unit and {@code seq}, its instant and its source), then ({@link #INSTANCE}) the rest; a
+   * device's and its source's text through {@code strings}.
+   */
   private enum ReadingFormat implements Format<SensorReading> {
-    INSTANCE;
+    INSTANCE(true),
+    GOLD(false);
+
+    private final boolean whole;
+
+    ReadingFormat(boolean whole) {
+      this.whole = whole;
+    }
 
     @Override
     public void write(SensorReading r, Out out, Strings strings) {
       strings.write(out, r.getDeviceId());
       strings.write(out, r.getSite());
       strings.write(out, r.getZone());
-      writeNullableDouble(out, r.getLatitude());
-      writeNullableDouble(out, r.getLongitude());
-      writeNullableString(out, r.getModel(), strings);
       strings.write(out, r.getSensorType());
       out.writeDouble(r.getValue());
       strings.write(out, r.getUnit());
-      out.writeDouble(r.getOriginalValue());
-      strings.write(out, r.getOriginalUnit());
       writeNullableLong(out, r.getSeq());
       out.writeLong(r.getEventTs().getMillis());
-      strings.write(out, r.getDate());
-      writeString(out, r.getRawPayload());
       strings.write(out, r.getSourceName());
       writeSource(out, r.getSource(), r.getSourceName(), strings);
-      writeNullableInstant(out, r.getReceivedAt());
-      out.writeLong(r.getIngestTs().getMillis());
-      writeNullableString(out, r.getExtra(), Strings.PLAIN);
+      if (whole) {
+        writeNullableDouble(out, r.getLatitude());
+        writeNullableDouble(out, r.getLongitude());
+        writeNullableString(out, r.getModel(), strings);
+        out.writeDouble(r.getOriginalValue());
+        strings.write(out, r.getOriginalUnit());
+        strings.write(out, r.getDate());
+        writeString(out, r.getRawPayload());
+        writeNullableInstant(out, r.getReceivedAt());
+        out.writeLong(r.getIngestTs().getMillis());
+        writeNullableString(out, r.getExtra(), Strings.PLAIN);
+      }
     }
 
     @Override
@@ -196,21 +224,30 @@ final class IotRecordCoders {
               .setDeviceId(strings.read(in))
               .setSite(strings.read(in))
               .setZone(strings.read(in))
-              .setLatitude(readNullableDouble(in))
-              .setLongitude(readNullableDouble(in))
-              .setModel(readNullableString(in, strings))
-              .setSensorType(strings.read(in))
-              .setValue(in.readDouble())
-              .setUnit(strings.read(in))
-              .setOriginalValue(in.readDouble())
-              .setOriginalUnit(strings.read(in))
-              .setSeq(readNullableLong(in))
-              .setEventTs(new Instant(in.readLong()))
-              .setDate(strings.read(in))
-              .setRawPayload(readString(in));
+              .setSensorType(strings.read(in));
+      double value = in.readDouble();
+      String unit = strings.read(in);
+      b.setValue(value).setUnit(unit).setSeq(readNullableLong(in));
+      Instant eventTs = new Instant(in.readLong());
       String sourceName = strings.read(in);
-      return b.setSourceName(sourceName)
-          .setSource(readSource(in, sourceName, strings))
+      b.setEventTs(eventTs)
+          .setSourceName(sourceName)
+          .setSource(readSource(in, sourceName, strings));
+      if (!whole) {
+        return b.setOriginalValue(value)
+            .setOriginalUnit(unit)
+            .setDate("")
+            .setRawPayload("")
+            .setIngestTs(eventTs)
+            .build();
+      }
+      return b.setLatitude(readNullableDouble(in))
+          .setLongitude(readNullableDouble(in))
+          .setModel(readNullableString(in, strings))
+          .setOriginalValue(in.readDouble())
+          .setOriginalUnit(strings.read(in))
+          .setDate(strings.read(in))
+          .setRawPayload(readString(in))
           .setReceivedAt(readNullableInstant(in))
           .setIngestTs(new Instant(in.readLong()))
           .setExtra(readNullableString(in, Strings.PLAIN))
@@ -218,29 +255,42 @@ final class IotRecordCoders {
     }
   }
 
-  /** A heartbeat's fields; a device's and its source's text through {@code strings}. */
+  /**
+   * A heartbeat's fields, Gold's first ({@link #GOLD}: its device, site and zone, its battery, RSSI
+   * and status, its instant and its source), then ({@link #INSTANCE}) the rest; a device's and its
+   * source's text through {@code strings}.
+   */
   private enum HeartbeatFormat implements Format<Heartbeat> {
-    INSTANCE;
+    INSTANCE(true),
+    GOLD(false);
+
+    private final boolean whole;
+
+    HeartbeatFormat(boolean whole) {
+      this.whole = whole;
+    }
 
     @Override
     public void write(Heartbeat h, Out out, Strings strings) {
       strings.write(out, h.getDeviceId());
       strings.write(out, h.getSite());
       strings.write(out, h.getZone());
-      writeNullableDouble(out, h.getLatitude());
-      writeNullableDouble(out, h.getLongitude());
-      writeNullableString(out, h.getModel(), strings);
       out.writeDouble(h.getBatteryPct());
       out.writeLong(h.getRssiDbm());
       strings.write(out, h.getStatus());
       out.writeLong(h.getEventTs().getMillis());
-      strings.write(out, h.getDate());
-      writeString(out, h.getRawPayload());
       strings.write(out, h.getSourceName());
       writeSource(out, h.getSource(), h.getSourceName(), strings);
-      writeNullableInstant(out, h.getReceivedAt());
-      out.writeLong(h.getIngestTs().getMillis());
-      writeNullableString(out, h.getExtra(), Strings.PLAIN);
+      if (whole) {
+        writeNullableDouble(out, h.getLatitude());
+        writeNullableDouble(out, h.getLongitude());
+        writeNullableString(out, h.getModel(), strings);
+        strings.write(out, h.getDate());
+        writeString(out, h.getRawPayload());
+        writeNullableInstant(out, h.getReceivedAt());
+        out.writeLong(h.getIngestTs().getMillis());
+        writeNullableString(out, h.getExtra(), Strings.PLAIN);
+      }
     }
 
     @Override
@@ -250,18 +300,22 @@ final class IotRecordCoders {
               .setDeviceId(strings.read(in))
               .setSite(strings.read(in))
               .setZone(strings.read(in))
-              .setLatitude(readNullableDouble(in))
-              .setLongitude(readNullableDouble(in))
-              .setModel(readNullableString(in, strings))
               .setBatteryPct(in.readDouble())
               .setRssiDbm(in.readLong())
-              .setStatus(strings.read(in))
-              .setEventTs(new Instant(in.readLong()))
-              .setDate(strings.read(in))
-              .setRawPayload(readString(in));
+              .setStatus(strings.read(in));
+      Instant eventTs = new Instant(in.readLong());
       String sourceName = strings.read(in);
-      return b.setSourceName(sourceName)
-          .setSource(readSource(in, sourceName, strings))
+      b.setEventTs(eventTs)
+          .setSourceName(sourceName)
+          .setSource(readSource(in, sourceName, strings));
+      if (!whole) {
+        return b.setDate("").setRawPayload("").setIngestTs(eventTs).build();
+      }
+      return b.setLatitude(readNullableDouble(in))
+          .setLongitude(readNullableDouble(in))
+          .setModel(readNullableString(in, strings))
+          .setDate(strings.read(in))
+          .setRawPayload(readString(in))
           .setReceivedAt(readNullableInstant(in))
           .setIngestTs(new Instant(in.readLong()))
           .setExtra(readNullableString(in, Strings.PLAIN))

@@ -22,10 +22,11 @@ import org.joda.time.Instant;
  * instant, seq)} when it has a {@code seq}, and by {@code (device_id, sensor_type, ts instant)}
  * when it has none: a resend repeats its {@code seq}, so two readings at one instant with different
  * {@code seq} both count, and a reading with a {@code seq} is never the same as one without. A
- * heartbeat (no {@code seq}) is identified by {@code (device_id, ts instant)}. Of two copies with
- * one identity the one with the smaller (value, raw payload) is kept, so the result does not depend
- * on arrival order. Values of an absent kind are null, never 0. The reading count covers every
- * sensor type Silver kept; {@link #byType} has each type's aggregates.
+ * heartbeat (no {@code seq}) is identified by {@code (device_id, ts instant)}. Of two copies of a
+ * reading the one with the smaller value is kept, of two copies of a heartbeat the one with the
+ * smaller (battery, RSSI, status), so the result does not depend on arrival order. Values of an
+ * absent kind are null, never 0. The reading count covers every sensor type Silver kept; {@link
+ * #byType} has each type's aggregates.
  *
  * <p>The aggregates of disjoint groups add up ({@link #merge}): a site's are its devices' (a
  * reading's identity includes its device, so no resend spans two devices), which is how Gold rolls
@@ -44,11 +45,14 @@ public final class MinuteStats {
   private @Nullable String latestDevice;
   private @Nullable String latestStatus;
 
+  // Of two copies, the one these order first is kept: by what Gold reads of them, as Gold's
+  // batches carry nothing else (a reading's unit is its type's).
   private static final Comparator<SensorReading> READING_ORDER =
-      Comparator.comparingDouble(SensorReading::getValue)
-          .thenComparing(SensorReading::getRawPayload);
+      Comparator.comparingDouble(SensorReading::getValue);
   private static final Comparator<Heartbeat> HEARTBEAT_ORDER =
-      Comparator.comparing(Heartbeat::getRawPayload);
+      Comparator.comparingDouble(Heartbeat::getBatteryPct)
+          .thenComparingLong(Heartbeat::getRssiDbm)
+          .thenComparing(Heartbeat::getStatus);
 
   private MinuteStats() {}
 

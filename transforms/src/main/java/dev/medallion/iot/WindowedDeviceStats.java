@@ -1,9 +1,11 @@
 package dev.medallion.iot;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.medallion.core.CountsPerBundle;
 import dev.medallion.core.DeadLetter;
 import dev.medallion.core.Failsafe;
 import dev.medallion.core.InvalidRecordException;
+import dev.medallion.core.Json;
 import dev.medallion.core.KeyedBatches;
 import dev.medallion.core.Rejections;
 import java.util.ArrayList;
@@ -397,7 +399,9 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   /**
    * The Failsafe of a device row: when a device's row cannot be computed, each of its records
    * becomes a Gold dead letter ({@code unexpected_error} with the stack trace) instead of failing
-   * the bundle.
+   * the bundle. A record that came in a batch, which carries no raw payload ({@link
+   * IotRecordCoders#READING_BATCH}), has the fields Gold read of it as its payload ({@link
+   * #goldFields}); its line is in Bronze, at its source.
    */
   static void quarantineDevice(
       DeviceRecords device, RuntimeException thrown, MultiOutputReceiver out) {
@@ -405,17 +409,46 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
     Instant now = Instant.now();
     List<DeadLetter> letters = new ArrayList<>();
     for (SensorReading r : device.readings) {
-      letters.add(
-          failed(e, r.getRawPayload(), r.getSource(), r.getSourceName(), r.getEventTs(), now));
+      String payload = r.getRawPayload().isEmpty() ? goldFields(r) : r.getRawPayload();
+      letters.add(failed(e, payload, r.getSource(), r.getSourceName(), r.getEventTs(), now));
     }
     for (Heartbeat h : device.heartbeats) {
-      letters.add(
-          failed(e, h.getRawPayload(), h.getSource(), h.getSourceName(), h.getEventTs(), now));
+      String payload = h.getRawPayload().isEmpty() ? goldFields(h) : h.getRawPayload();
+      letters.add(failed(e, payload, h.getSource(), h.getSourceName(), h.getEventTs(), now));
     }
     for (DeadLetter d : letters) {
       Rejections.count(DeadLetter.GOLD, e.getReason());
       out.get(TOO_LATE).output(d);
     }
+  }
+
+  /**
+   * A reading as Gold read it, as a JSON object: its device, sensor type, value and unit (after
+   * Silver's conversion), instant and {@code seq}.
+   */
+  static String goldFields(SensorReading r) {
+    ObjectNode o = Json.mapper().createObjectNode();
+    o.put("device_id", r.getDeviceId())
+        .put("sensor_type", r.getSensorType())
+        .put("value", r.getValue())
+        .put("unit", r.getUnit())
+        .put("ts", r.getEventTs().toString());
+    if (r.getSeq() != null) {
+      o.put("seq", r.getSeq());
+    }
+    return o.toString();
+  }
+
+  /** A heartbeat as Gold read it, as a JSON object: its device, battery, RSSI, status, instant. */
+  static String goldFields(Heartbeat h) {
+    return Json.mapper()
+        .createObjectNode()
+        .put("device_id", h.getDeviceId())
+        .put("battery_pct", h.getBatteryPct())
+        .put("rssi_dbm", h.getRssiDbm())
+        .put("status", h.getStatus())
+        .put("ts", h.getEventTs().toString())
+        .toString();
   }
 
   /** One device's readings and heartbeats of a joined group. */

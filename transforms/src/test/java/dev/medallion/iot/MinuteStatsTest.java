@@ -81,6 +81,26 @@ class MinuteStatsTest {
     assertThat(agg(s, "pressure", "avg")).isEqualTo(1001.0);
   }
 
+  /**
+   * Two heartbeats of a device at one instant are one: the copy with the smaller battery (then
+   * RSSI, then status) is kept, whichever comes first.
+   */
+  @Test
+  void ofTwoHeartbeatsAtOneInstantTheSmallerBatteryIsKeptInEitherOrder() {
+    Heartbeat high = heartbeat("dev-0001", 80, -60, "ok", TS, null);
+    Heartbeat low = heartbeat("dev-0001", 40, -70, "degraded", TS, null);
+    Heartbeat lowLouder = heartbeat("dev-0001", 40, -50, "ok", TS, null);
+    for (List<Heartbeat> order :
+        List.of(List.of(high, low, lowLouder), List.of(lowLouder, low, high))) {
+      MinuteStats s = MinuteStats.of(List.of(), order);
+
+      assertThat(s.getHeartbeatCount()).isEqualTo(1);
+      assertThat(s.getBatteryPctMin()).isEqualTo(40.0);
+      assertThat(s.getRssiDbmAvg()).isEqualTo(-70.0);
+      assertThat(s.getLastStatus()).isEqualTo("degraded");
+    }
+  }
+
   @Test
   void aReadingWithoutSeqIsNotTheSameAsOneWithSeq() {
     MinuteStats s =
