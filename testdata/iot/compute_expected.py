@@ -137,7 +137,8 @@ def main():
                 continue
             counts["silver"] += 1
             key = (dev, ts)
-            cand = (line, s)
+            # Of two copies, the one with the smaller (battery, RSSI, status) counts.
+            cand = (s, s)
             heartbeats[key] = min(heartbeats.get(key, cand), cand)
 
     def bucket(ts):

@@ -604,7 +604,7 @@ public class Validate implements Callable<Integer> {
             ? "(SELECT DISTINCT ON (device_id, event_ts) * FROM silver_device_heartbeats"
                 + " WHERE source NOT IN "
                 + tooLate
-                + " ORDER BY device_id, event_ts, raw_payload)"
+                + " ORDER BY device_id, event_ts, battery_pct, rssi_dbm, status)"
             : "(SELECT NULL::VARCHAR device_id, NULL::VARCHAR site, NULL::DOUBLE battery_pct, NULL::BIGINT rssi_dbm, NULL::VARCHAR status, NULL::TIMESTAMPTZ event_ts WHERE false)";
     String expected =
         "WITH r AS (SELECT device_id, time_bucket(INTERVAL 1 minute, event_ts) AS w, count(*) AS reading_count"

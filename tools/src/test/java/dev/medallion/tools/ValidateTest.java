@@ -79,6 +79,27 @@ class ValidateTest {
         .containsExactly("bronze = silver + quarantined, per source");
   }
 
+  /**
+   * Two copies of a heartbeat that differ: Gold keeps the one with the smaller battery, and so does
+   * the harness's own Gold (whose order by raw payload here would keep the other).
+   */
+  @Test
+  void differingCopiesOfAHeartbeatAreKeptAsGoldKeepsThem() throws Exception {
+    Path input = lake.resolve("in/events.ndjson");
+    Files.createDirectories(input.getParent());
+    Files.copy(Runs.EVENTS, input);
+    Files.writeString(
+        input,
+        "{\"battery_pct\":90.0,\"device_id\":\"dev-0003\",\"rssi_dbm\":-50,\"status\":\"ok\","
+            + "\"ts\":1795946402750}\n"
+            + "{\"device_id\":\"dev-0003\",\"battery_pct\":20.0,\"rssi_dbm\":-50,\"status\":\"ok\","
+            + "\"ts\":1795946402750}\n",
+        java.nio.file.StandardOpenOption.APPEND);
+    Path otherLake = lake.resolve("other");
+    Runs.run(IotJob.Stage.ALL, Runs.options(otherLake, "--input=" + input));
+    assertThat(failed(Validate.validate(otherLake.toString(), input.toString()))).isEmpty();
+  }
+
   @Test
   void anInputLineBronzeNeverSawIsReported() throws Exception {
     Path input = lake.resolve("in/events.ndjson");

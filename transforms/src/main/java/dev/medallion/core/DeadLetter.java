@@ -13,8 +13,9 @@ import org.joda.time.Instant;
 /**
  * The one dead-letter record of every layer, and the row of the {@code quarantine} table: which
  * stage rejected the record, a stable reason code, the detail in words, and the original payload
- * verbatim. {@code source} is the id of the raw line (see {@link RawEvent#source()}), so counts
- * balance per source.
+ * verbatim (except for a record of Gold's batches whose device row could not be computed: the
+ * fields Gold read of it, as JSON, see {@code WindowedDeviceStats.quarantineDevice}). {@code
+ * source} is the id of the raw line (see {@link RawEvent#source()}), so counts balance per source.
  */
 @AutoValue
 @DefaultSchema(AutoValueSchema.class)

@@ -110,7 +110,10 @@ class GoldFailsafeTest {
     p.run().waitUntilFinish();
   }
 
-  /** A group of a bounded input's devices: every record of every failed device is quarantined. */
+  /**
+   * A group of a bounded input's devices, joined record by record: every record of every failed
+   * device is quarantined with its raw payload.
+   */
   @Test
   void eachDeviceOfAGroupWhoseRowsThrowIsQuarantinedWithAllItsRecords(TestPipeline p)
       throws Exception {
@@ -130,6 +133,59 @@ class GoldFailsafeTest {
     p.run().waitUntilFinish();
   }
 
+  /** One joined group of Gold's batches, as the grouping hands it on outside any window. */
+  private static PCollection<KV<String, CoGbkResult>> batchedGroup(
+      TestPipeline p, List<SensorReading> readings, List<Heartbeat> heartbeats) throws Exception {
+    byte[] readingBatch = CoderUtils.encodeToByteArray(IotRecordCoders.READING_BATCH, readings);
+    byte[] heartbeatBatch =
+        CoderUtils.encodeToByteArray(IotRecordCoders.HEARTBEAT_BATCH, heartbeats);
+    CoGbkResult group =
+        CoGbkResult.of(WindowedDeviceStats.READING_BATCHES_SIDE, List.of(readingBatch))
+            .and(WindowedDeviceStats.HEARTBEAT_BATCHES_SIDE, List.of(heartbeatBatch));
+    Coder<CoGbkResult> groupCoder =
+        CoGbkResult.CoGbkResultCoder.of(
+            CoGbkResultSchema.of(
+                List.of(
+                    WindowedDeviceStats.READING_BATCHES_SIDE,
+                    WindowedDeviceStats.HEARTBEAT_BATCHES_SIDE)),
+            UnionCoder.of(List.of(BatchBytesCoder.of(), BatchBytesCoder.of())));
+    return p.apply(
+        Create.of(KV.of(WindowedDeviceStats.joinKey("dev-0001", 1), group))
+            .withCoder(KvCoder.of(StringUtf8Coder.of(), groupCoder)));
+  }
+
+  private static PCollection<String> quarantinedSources(PCollectionTuple rows) {
+    return rows.get(DeadLetter.TAG)
+        .apply("Sources", MapElements.into(TypeDescriptors.strings()).via(DeadLetter::getSource));
+  }
+
+  /**
+   * A group of a bounded input's devices in batches, which carry no raw payload: each record the
+   * row step quarantines has the fields Gold read of it as its payload (a reading's {@code seq}
+   * when it has one), and its line's source.
+   */
+  @Test
+  void aBatchedDeviceWhoseRowThrowsIsQuarantinedWithWhatGoldReadOfEachRecord(TestPipeline p)
+      throws Exception {
+    SensorReading r =
+        Events.reading("dev-0001", "temperature", 21.5, "2026-11-29T10:15:10Z", null, 7L);
+    Heartbeat h = Events.heartbeat("dev-0001", 80, -60, "ok", "2026-11-29T10:15:30Z", null);
+    PCollectionTuple rows =
+        rows(
+            batchedGroup(p, List.of(r), List.of(h)),
+            new WindowedDeviceStats.DeviceMinuteFn(SensorCatalog.DEFAULT).inBatches());
+
+    PAssert.that(rows.get(WindowedDeviceStats.DEVICE_MINUTE)).empty();
+    PAssert.that(quarantinedPayloads(rows))
+        .containsInAnyOrder(
+            "{\"device_id\":\"dev-0001\",\"sensor_type\":\"temperature\",\"value\":21.5,"
+                + "\"unit\":\"C\",\"ts\":\"2026-11-29T10:15:10.000Z\",\"seq\":7}",
+            "{\"device_id\":\"dev-0001\",\"battery_pct\":80.0,\"rssi_dbm\":-60,"
+                + "\"status\":\"ok\",\"ts\":\"2026-11-29T10:15:30.000Z\"}");
+    PAssert.that(quarantinedSources(rows)).containsInAnyOrder(r.getSource(), h.getSource());
+    p.run().waitUntilFinish();
+  }
+
   /**
    * A stream's group of devices outside a minute window: the row step quarantines the device's
    * records (from its batches: each with the fields Gold read and its source), and the step that
@@ -140,21 +196,7 @@ class GoldFailsafeTest {
   void aStreamDeviceWhoseRowThrowsIsQuarantinedAndGivesItsSiteNothing(TestPipeline p)
       throws Exception {
     SensorReading r = Events.reading("dev-0001", "temperature", 21.5, "2026-11-29T10:15:10Z", null);
-    byte[] batch = CoderUtils.encodeToByteArray(IotRecordCoders.READING_BATCH, List.of(r));
-    CoGbkResult group =
-        CoGbkResult.of(WindowedDeviceStats.READING_BATCHES_SIDE, List.of(batch))
-            .and(WindowedDeviceStats.HEARTBEAT_BATCHES_SIDE, List.<byte[]>of());
-    Coder<CoGbkResult> groupCoder =
-        CoGbkResult.CoGbkResultCoder.of(
-            CoGbkResultSchema.of(
-                List.of(
-                    WindowedDeviceStats.READING_BATCHES_SIDE,
-                    WindowedDeviceStats.HEARTBEAT_BATCHES_SIDE)),
-            UnionCoder.of(List.of(BatchBytesCoder.of(), BatchBytesCoder.of())));
-    PCollection<KV<String, CoGbkResult>> groups =
-        p.apply(
-            Create.of(KV.of(WindowedDeviceStats.joinKey("dev-0001", 1), group))
-                .withCoder(KvCoder.of(StringUtf8Coder.of(), groupCoder)));
+    PCollection<KV<String, CoGbkResult>> groups = batchedGroup(p, List.of(r), List.of());
 
     PCollectionTuple rows =
         rows(groups, new WindowedDeviceStats.StreamDeviceMinuteFn(SensorCatalog.DEFAULT));
@@ -167,17 +209,11 @@ class GoldFailsafeTest {
                 KvCoder.of(StringUtf8Coder.of(), KvCoder.of(VarLongCoder.of(), MinuteStats.CODER)));
 
     PAssert.that(rows.get(WindowedDeviceStats.DEVICE_MINUTE)).empty();
-    // A batch carries no raw payload: the dead letter holds what Gold read, and the line's source.
     PAssert.that(quarantinedPayloads(rows))
         .containsInAnyOrder(
             "{\"device_id\":\"dev-0001\",\"sensor_type\":\"temperature\",\"value\":21.5,"
                 + "\"unit\":\"C\",\"ts\":\"2026-11-29T10:15:10.000Z\"}");
-    PAssert.that(
-            rows.get(DeadLetter.TAG)
-                .apply(
-                    "Sources",
-                    MapElements.into(TypeDescriptors.strings()).via(DeadLetter::getSource)))
-        .containsInAnyOrder(r.getSource());
+    PAssert.that(quarantinedSources(rows)).containsInAnyOrder(r.getSource());
     PAssert.that(siteParts).empty();
     p.run().waitUntilFinish();
   }

@@ -90,8 +90,10 @@ class MinuteStatsTest {
     Heartbeat high = heartbeat("dev-0001", 80, -60, "ok", TS, null);
     Heartbeat low = heartbeat("dev-0001", 40, -70, "degraded", TS, null);
     Heartbeat lowLouder = heartbeat("dev-0001", 40, -50, "ok", TS, null);
+    Heartbeat lowInError = heartbeat("dev-0001", 40, -70, "error", TS, null);
     for (List<Heartbeat> order :
-        List.of(List.of(high, low, lowLouder), List.of(lowLouder, low, high))) {
+        List.of(
+            List.of(high, low, lowLouder, lowInError), List.of(lowInError, lowLouder, low, high))) {
       MinuteStats s = MinuteStats.of(List.of(), order);
 
       assertThat(s.getHeartbeatCount()).isEqualTo(1);
