@@ -104,18 +104,25 @@ class KeyedBatchesTest {
     assertThat(seen).containsExactlyInAnyOrderElementsOf(expected);
   }
 
+  /** {@code n} records of {@code key} ({@code a0}, {@code a1}, …), {@code step} apart from T0. */
+  private static List<TimestampedValue<String>> spaced(String key, int n, Duration step) {
+    List<TimestampedValue<String>> records = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      records.add(TimestampedValue.of(key + i, T0.plus(step.multipliedBy(i))));
+    }
+    return records;
+  }
+
+  private static List<String> values(List<TimestampedValue<String>> records) {
+    return records.stream().map(TimestampedValue::getValue).toList();
+  }
+
   @Test
   void eachRecordComesBackOnceInABatchOfItsKeyAndWindow(TestPipeline p) {
-    List<TimestampedValue<String>> records = new ArrayList<>();
-    List<String> expected = new ArrayList<>();
-    for (int i = 0; i < 40; i++) {
-      records.add(TimestampedValue.of("a" + i, T0.plus(Duration.millis(1000L * i))));
-      expected.add("a" + i);
-    }
+    List<TimestampedValue<String>> records = spaced("a", 40, Duration.standardSeconds(1));
     records.add(TimestampedValue.of("b0", T0.plus(Duration.standardSeconds(5))));
     records.add(TimestampedValue.of("a-next", T0.plus(Duration.standardSeconds(61))));
-    expected.add("b0");
-    expected.add("a-next");
+    List<String> expected = values(records);
 
     PCollection<String> batches =
         p.apply(Create.timestamped(records).withCoder(StringUtf8Coder.of()))
@@ -144,14 +151,9 @@ class KeyedBatchesTest {
 
   @Test
   void keyedPerWindowEachBatchKeyNamesItsKeyAndTheEndOfItsWindow(TestPipeline p) {
-    List<TimestampedValue<String>> records = new ArrayList<>();
-    List<String> expected = new ArrayList<>();
-    for (int i = 0; i < 6; i++) {
-      records.add(TimestampedValue.of("a" + i, T0.plus(Duration.standardSeconds(20L * i))));
-      expected.add("a" + i);
-    }
+    List<TimestampedValue<String>> records = spaced("a", 6, Duration.standardSeconds(20));
     records.add(TimestampedValue.of("b0", T0.plus(Duration.standardSeconds(5))));
-    expected.add("b0");
+    List<String> expected = values(records);
 
     PCollection<KV<String, byte[]>> batches =
         p.apply(Create.timestamped(records).withCoder(StringUtf8Coder.of()))

@@ -342,7 +342,6 @@ class WindowedDeviceStatsTest {
     PCollectionTuple out = gold(p.apply(events), noHeartbeats(p), Duration.ZERO, join);
 
     String window = "|" + W1015.start() + "/" + W1015.end();
-    String window16 = "|" + W1016.start() + "/" + W1016.end();
     PAssert.that(described(out))
         .inWindow(W1015)
         .containsInAnyOrder(
