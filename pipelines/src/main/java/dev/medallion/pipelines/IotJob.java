@@ -944,13 +944,13 @@ public final class IotJob {
    * bounded input's groups are keyed per minute ({@link WindowedDeviceStats#withKeysPerMinute}):
    * its runner holds a key's values of every window at once, and the DirectRunner pays per key.
    */
-  private static IotMedallion forRunner(IotOptions o, IotMedallion medallion) {
+  static IotMedallion forRunner(IotOptions o, IotMedallion medallion) {
     return RunnerDefaults.isSpark(o)
         ? medallion.withKeysPerMinute()
         : medallion.withStreamsInGroups();
   }
 
-  private static WindowedDeviceStats forRunner(IotOptions o, WindowedDeviceStats gold) {
+  static WindowedDeviceStats forRunner(IotOptions o, WindowedDeviceStats gold) {
     return RunnerDefaults.isSpark(o) ? gold.withKeysPerMinute() : gold.withStreamsInGroups();
   }
 

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.PCollectionTuple;
@@ -129,6 +130,17 @@ public final class IotMedallion extends PTransform<PCollection<RawEvent>, PColle
     more.addAll(grouping);
     return new IotMedallion(
         registry, allowedLateness, watermarkSlack, maxAheadOfArrival, mapping, catalog, more);
+  }
+
+  /** What the job's graph shows of the medallion: its devices, lateness and Gold's grouping. */
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("devices", registry.size()).withLabel("Devices in the registry"))
+        .add(DisplayData.item("allowedLateness", allowedLateness).withLabel("Allowed lateness"))
+        .add(DisplayData.item("watermarkSlack", watermarkSlack).withLabel("Watermark slack"))
+        .add(DisplayData.item("goldGrouping", grouping.toString()).withLabel("Gold's grouping"));
   }
 
   @Override

@@ -34,6 +34,7 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.join.CoGbkResult;
 import org.apache.beam.sdk.transforms.join.CoGroupByKey;
 import org.apache.beam.sdk.transforms.join.KeyedPCollectionTuple;
@@ -246,6 +247,25 @@ public class WindowedDeviceStats extends PTransform<PCollectionTuple, PCollectio
   /** The join key of a device: the device itself, or its group of {@code groups}. */
   static String joinKey(String deviceId, int groups) {
     return groups == 0 ? deviceId : "group-" + Math.floorMod(deviceId.hashCode(), groups);
+  }
+
+  /**
+   * What the job's graph shows of this step: its lateness, the devices it expects, and how it
+   * groups ({@link #withStreamsInGroups}, {@link #withKeysPerMinute}), the runner's choice.
+   */
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("allowedLateness", allowedLateness).withLabel("Allowed lateness"))
+        .add(DisplayData.item("watermarkSlack", watermarkSlack).withLabel("Watermark slack"))
+        .add(DisplayData.item("expectedDevices", expectedDevices).withLabel("Expected devices"))
+        .add(
+            DisplayData.item("streamsInGroups", streamsInGroups)
+                .withLabel("A stream's devices joined in groups"))
+        .add(
+            DisplayData.item("keysPerMinute", keysPerMinute)
+                .withLabel("A bounded input's groups keyed per minute"));
   }
 
   @Override
