@@ -138,8 +138,7 @@ def main():
             counts["silver"] += 1
             key = (dev, ts)
             # Of two copies, the one with the smaller (battery, RSSI, status) counts.
-            cand = (s, s)
-            heartbeats[key] = min(heartbeats.get(key, cand), cand)
+            heartbeats[key] = min(heartbeats.get(key, s), s)
 
     def bucket(ts):
         return ts - ts % 60000
@@ -155,7 +154,7 @@ def main():
             agg["devices"].add(dev)
             agg["n"] += 1
             agg[t[0]].append(v)
-    for (dev, ts), (_, (b, r, s)) in sorted(heartbeats.items()):
+    for (dev, ts), (b, r, s) in sorted(heartbeats.items()):
         site = devices[dev]["site"]
         for agg in (per_dev.setdefault((dev, bucket(ts)), empty()),
                     per_site.setdefault((site, bucket(ts)), empty())):

@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.apache.iceberg.expressions.Expressions;
 import org.junit.jupiter.api.BeforeEach;
@@ -94,7 +95,7 @@ class ValidateTest {
             + "\"ts\":1795946402750}\n"
             + "{\"device_id\":\"dev-0003\",\"battery_pct\":20.0,\"rssi_dbm\":-50,\"status\":\"ok\","
             + "\"ts\":1795946402750}\n",
-        java.nio.file.StandardOpenOption.APPEND);
+        StandardOpenOption.APPEND);
     Path otherLake = lake.resolve("other");
     Runs.run(IotJob.Stage.ALL, Runs.options(otherLake, "--input=" + input));
     assertThat(failed(Validate.validate(otherLake.toString(), input.toString()))).isEmpty();
